@@ -1,0 +1,44 @@
+# Two entry points, each self-contained on a clean machine:
+#   make demo   sets up .venv and runs the main job
+#   make test   sets up .venv and runs every test (pytest + lit/FileCheck)
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: demo test unit lit bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+# Stamp files keep re-runs fast; they are rebuilt when pyproject.toml changes.
+$(VENV)/.stamp-base: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.stamp-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.stamp-base
+	$(BIN)/python examples/demo.py
+
+unit: $(VENV)/.stamp-test
+	$(BIN)/python -m pytest -q tests/unit
+
+lit: $(VENV)/.stamp-test
+	$(BIN)/lit -sv tests/filecheck
+
+# Both suites run even when the first fails; the target fails if either did.
+test: $(VENV)/.stamp-test
+	@status=0; \
+	$(BIN)/python -m pytest -q tests/unit || status=1; \
+	$(BIN)/lit -s tests/filecheck || status=1; \
+	exit $$status
+
+bench: $(VENV)/.stamp-base
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,1 @@
+"""IR-level automatic differentiation: the `autodiff` pass and per-dialect derivative rules."""

@@ -1,0 +1,1 @@
+"""Dialects irgrad declares itself: `nn` (high-level tensors) and `autodiff` (differentiation requests)."""

@@ -1,0 +1,1 @@
+"""Command-line drivers: irgrad-opt and irgrad-run. tools/ holds thin launchers over these."""

@@ -1,0 +1,1 @@
+"""Python model-building API: tracing to `nn` IR and JAX-style transforms."""
