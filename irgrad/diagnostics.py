@@ -1,0 +1,388 @@
+"""Located, MLIR-style diagnostics: `file:line:col: error: message`, the source line, a caret.
+
+Why this module exists: xDSL's parser does not record where an operation came from, and its
+verifier reports a failure by printing the whole module with an annotation. irgrad wants what
+mlir-opt prints instead, so that a user (of `irgrad-opt` or of the Python frontend, whose ops
+carry the user's Python line as a location) can jump straight to the offending line:
+
+    model.mlir:12:8: error: 'nn.matmul' op contracting dimensions differ: lhs 4x3, rhs 5x2
+      %2 = nn.matmul %0, %1 : ...
+           ^
+
+Three pieces give that:
+- `LocatedParser`, an xDSL `Parser` that gives every op without an explicit `loc(...)` a
+  `FileLineColLoc` at its first token (results included);
+- `verify_module`, which verifies op by op so that a failure names the op and its location;
+- one exception hierarchy, rooted at `IrgradError` and built on xDSL's `DiagnosticException`,
+  whose `str()` is the MLIR-style text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import linecache
+from collections.abc import Mapping
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    IntAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.parser import Parser
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    PassFailedException,
+    VerifyException,
+)
+from xdsl.utils.lexer import Location, Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+SourceMap = Mapping[str, str]
+"""File name -> full text of that file; where carets take their source lines from."""
+
+# xDSL wraps verifier messages in prefixes that MLIR does not print.
+_XDSL_PREFIXES = ("Operation does not verify: ",)
+
+
+# --------------------------------------------------------------------------------------
+# Locations
+# --------------------------------------------------------------------------------------
+
+
+def location_of(loc: Attribute | None) -> Location | None:
+    """The file position a location attribute points at, or None when it has none.
+
+    Named, call-site and fused locations point wherever their first file location does,
+    which is the position MLIR's diagnostic printer shows for them too.
+    """
+    match loc:
+        case FileLineColLoc():
+            return Location(loc.filename.data, loc.line.data, loc.column.data)
+        case NameLoc():
+            return location_of(loc.location)
+        case CallSiteLoc():
+            return location_of(loc.callee) or location_of(loc.caller)
+        case FusedLoc():
+            for inner in loc.locations:
+                if (found := location_of(inner)) is not None:
+                    return found
+            return None
+        case _:
+            return None
+
+
+def file_line_col(file: str, line: int, col: int) -> FileLineColLoc:
+    """Build the builtin location attribute `loc("file":line:col)`."""
+    return FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(col))
+
+
+def source_line(location: Location, sources: SourceMap | None = None) -> str | None:
+    """The text of the line a location points at, without its newline, if it can be found.
+
+    `sources` wins; otherwise the file is read from disk (through `linecache`, so a Python
+    frontend location finds the user's `.py` line for free).
+    """
+    if location.line < 1:
+        return None
+    if sources is not None and location.file in sources:
+        lines = sources[location.file].splitlines()
+        return lines[location.line - 1] if location.line <= len(lines) else None
+    text = linecache.getline(location.file, location.line)
+    return text.rstrip("\r\n") if text else None
+
+
+def format_diagnostic(
+    message: str,
+    location: Location | None = None,
+    *,
+    severity: str = "error",
+    line_text: str | None = None,
+    caret_len: int = 1,
+) -> str:
+    """Render one diagnostic the way MLIR's SourceMgr handler does.
+
+    `file:line:col: error: message`, then (when `line_text` is known) the source line and a
+    caret under the column. Without a location the text is just `error: message`; a tool
+    prefixes its own name (`irgrad-opt: error: ...`).
+    """
+    head = f"{severity}: {message}"
+    if location is None:
+        return head
+    head = f"{location}: {head}"
+    if line_text is None:
+        return head
+    line_text = line_text.expandtabs(1)  # one column per character, so the caret lines up
+    col = max(location.col - 1, 0)
+    width = max(1, min(caret_len, len(line_text) - col))
+    return f"{head}\n{line_text}\n{' ' * col}^{'~' * (width - 1)}"
+
+
+# --------------------------------------------------------------------------------------
+# Exceptions
+# --------------------------------------------------------------------------------------
+
+
+class IrgradError(DiagnosticException):
+    """Base of irgrad's errors about the user's program: a message and maybe a location.
+
+    `str()` gives the MLIR-style text; `format(sources)` does the same with source lines
+    taken from `sources` (the driver passes the input files it has read, stdin included).
+    """
+
+    message: str
+    location: Location | None
+    sources: SourceMap | None
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | Attribute | None = None,
+        *,
+        sources: SourceMap | None = None,
+    ) -> None:
+        if location is not None and not isinstance(location, Location):
+            location = location_of(location)
+        self.message = message
+        self.location = location
+        self.sources = sources
+        super().__init__(message)
+
+    @property
+    def is_located(self) -> bool:
+        return self.location is not None
+
+    def format(self, sources: SourceMap | None = None) -> str:
+        """The MLIR-style text, with the source line and caret when the source is known."""
+        sources = sources if sources is not None else self.sources
+        line = None if self.location is None else source_line(self.location, sources)
+        return format_diagnostic(self.message, self.location, line_text=line)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class IRParseError(IrgradError):
+    """The input text is not valid IR (syntax error, unknown op, type or attribute)."""
+
+    span: Span[str] | Span[bytes]
+
+    @classmethod
+    def from_parse_error(cls, error: ParseError) -> IRParseError:
+        result = cls(error.msg, error.span.get_location())
+        result.span = error.span
+        result.__cause__ = error
+        return result
+
+    def format(self, sources: SourceMap | None = None) -> str:
+        # The span holds the parsed text itself, so `sources` is not needed.
+        return _format_span(self.span, self.message)
+
+
+class IRVerifyError(IrgradError, VerifyException):
+    """An operation failed its verifier; the message names the op, MLIR style."""
+
+    op: Operation
+
+    def __init__(
+        self, op: Operation, message: str, *, sources: SourceMap | None = None
+    ) -> None:
+        self.op = op
+        super().__init__(f"'{op.name}' op {message}", op.location, sources=sources)
+
+
+class PassError(IrgradError, PassFailedException):
+    """A pass cannot do its job on this input; the message should say what to run first.
+
+    Raise it from a pass as `PassError("requires buffer semantics; run bufferize first", op)`.
+    """
+
+    op: Operation | None
+
+    def __init__(self, message: str, op: Operation | None = None) -> None:
+        self.op = op
+        if op is None:
+            super().__init__(message)
+        else:
+            super().__init__(f"'{op.name}' op {message}", op.location)
+
+
+class PipelineError(IrgradError):
+    """A pass pipeline cannot be built: unknown pass, bad option, bad syntax."""
+
+
+def _format_span(span: Span[str] | Span[bytes], message: str, severity: str = "error") -> str:
+    """A diagnostic at a parser span: its location, its source line, carets under it."""
+    location = span.get_location()
+    content = span.input.content
+    text = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
+    # A `--split-input-file` chunk starts at line `line_offset + 1` of its file: pad the
+    # chunk text so its lines count like the file's.
+    padded = "\n" * span.line_offset + text
+    return format_diagnostic(
+        message,
+        location,
+        severity=severity,
+        line_text=source_line(location, {location.file: padded}),
+        caret_len=max(1, len(span)),
+    )
+
+
+def format_parse_error(error: ParseError) -> str:
+    """Render an xDSL ParseError as `file:line:col: error: message`, source line, carets.
+
+    The line number includes the span's `line_offset` (set for `--split-input-file` chunks).
+    A `MultipleSpansParseError` adds one `note:` per referenced span.
+    """
+    text = _format_span(error.span, error.msg)
+    if isinstance(error, MultipleSpansParseError):
+        for span, note in error.refs:
+            text += "\n" + _format_span(span, note or "see here", "note")
+    return text
+
+
+# --------------------------------------------------------------------------------------
+# Parsing with locations
+# --------------------------------------------------------------------------------------
+
+
+class LocatedParser(Parser):
+    """An xDSL parser that records where every operation came from.
+
+    Each op parsed without an explicit `loc(...)` gets `loc("<name>":line:col)` at its first
+    token (the first result, if any). `line_offset` is added to line numbers, for a chunk
+    of a `--split-input-file` input that starts after line `line_offset` of its file.
+    A verifier failure of an attribute built while parsing (`arith.constant 300 : i8`)
+    becomes a ParseError at the op, instead of an unlocated VerifyException.
+    """
+
+    def __init__(
+        self,
+        ctx: Context,
+        input: str | bytes,
+        name: str = "<unknown>",
+        line_offset: int = 0,
+    ) -> None:
+        super().__init__(ctx, input, name)
+        self.name = name
+        self.line_offset = line_offset
+        self._filename = StringAttr(name)
+        # (position, 1-based line of that position in this input): ops are met in text
+        # order, so newlines are counted once per input instead of once per op.
+        self._cursor: tuple[int, int] = (0, 1)
+
+    def _line_col(self, pos: int, content: str) -> tuple[int, int]:
+        cursor_pos, cursor_line = self._cursor
+        if pos >= cursor_pos:
+            line = cursor_line + content.count("\n", cursor_pos, pos)
+        else:
+            line = cursor_line - content.count("\n", pos, cursor_pos)
+        self._cursor = (pos, line)
+        col = pos - (content.rfind("\n", 0, pos) + 1) + 1
+        return line + self.line_offset, col
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        content = span.input.content
+        assert isinstance(content, str)
+        line, col = self._line_col(span.start, content)
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:
+            at_op = dataclasses.replace(span, end=span.start + 1)
+            raise ParseError(at_op, _clean_message(str(err))) from err
+        if isinstance(op.location, UnknownLoc):
+            op.location = FileLineColLoc(self._filename, IntAttr(line), IntAttr(col))
+        return op
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """Parse a module; an empty input is an empty module, as in mlir-opt.
+
+        The implicit module around top-level ops takes the location of the first op.
+        """
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        module = super().parse_module(allow_implicit_module)
+        first = module.body.block.first_op
+        if isinstance(module.location, UnknownLoc) and first is not None:
+            module.location = first.location
+        return module
+
+
+def parse_module(
+    ctx: Context, text: str, name: str = "<stdin>", *, line_offset: int = 0
+) -> ModuleOp:
+    """Parse MLIR text into a located module; a syntax error raises `IRParseError`."""
+    try:
+        return LocatedParser(ctx, text, name, line_offset).parse_module()
+    except ParseError as err:
+        err.span = dataclasses.replace(err.span, line_offset=line_offset)
+        raise IRParseError.from_parse_error(err) from err
+
+
+# --------------------------------------------------------------------------------------
+# Verification with locations
+# --------------------------------------------------------------------------------------
+
+
+def _clean_message(message: str, op_name: str | None = None) -> str:
+    """Turn an xDSL verifier message into an MLIR-style one.
+
+    Drops "Operation does not verify: " and a leading "Operation <name> " or "'<name>' op "
+    (the caller adds "'<name>' op " back), joins the lines
+    (MLIR messages are one line). The wording is the verifier's own: tests CHECK it.
+    """
+    message = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    changed = True
+    while changed:
+        changed = False
+        for prefix in _XDSL_PREFIXES:
+            if message.startswith(prefix):
+                message = message[len(prefix) :]
+                changed = True
+    if op_name is not None:
+        # xDSL's structural checks say "Operation x.y ..."; verifiers written MLIR style
+        # (like irgrad's) already say "'x.y' op ...", which IRVerifyError adds itself.
+        for prefix in (f"Operation {op_name} ", f"'{op_name}' op "):
+            if message.startswith(prefix):
+                message = message[len(prefix) :]
+    return message
+
+
+def _verify_blocks(op: Operation) -> None:
+    """The block checks `Block.verify` makes, which `verify(verify_nested_ops=False)` skips."""
+    for region in op.regions:
+        if len(region.blocks) != 1 or op.has_trait(NoTerminator):
+            continue
+        if region.block.first_op is None:
+            raise VerifyException(
+                "contains empty block in single-block region that expects at least a "
+                "terminator"
+            )
+
+
+def verify_module(op: Operation, source_text_by_file: SourceMap | None = None) -> None:
+    """Verify `op` and everything nested in it, one op at a time.
+
+    Nested ops are verified before their parent, as `Operation.verify` does. The first
+    failure raises `IRVerifyError` at the failing op's location; its text has the source line
+    and a caret when `source_text_by_file` (or the file on disk) has that line.
+    """
+    for child in op.walk(region_first=True):
+        try:
+            _verify_blocks(child)
+            child.verify(verify_nested_ops=False)
+        except VerifyException as err:
+            if isinstance(err, IrgradError):
+                raise
+            message = _clean_message(str(err), child.name)
+            raise IRVerifyError(child, message, sources=source_text_by_file) from err

@@ -1,0 +1,276 @@
+"""What `irgrad-opt -p` can run: irgrad's passes and named pipelines, next to xDSL's.
+
+Why a registry of factories: importing every pass module costs about a second, so a pass is
+registered as a name and a function that imports its class on first use (as xDSL's
+`Universe` does); `irgrad-opt --help` imports none of them.
+
+Adding a pass (one line, in the "irgrad's passes" section at the bottom):
+
+    register_pass(
+        "convert-nn-to-linalg",
+        lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"),
+    )
+
+The class is a `ModulePass` whose `name` is the registered name; the first line of its
+docstring is what `irgrad-opt --list-passes` shows.
+
+Adding a named pipeline (a spelling for a pass list, expanded wherever `-p` accepts a pass):
+
+    register_pipeline("lower-to-llvm", "convert-nn-to-linalg,canonicalize,...", "nn to llvm")
+
+Pipelines take no options; `-p 'lower-to-llvm,cse'` expands to the listed passes, so
+`--print-ir-after-all` shows every one of them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import sys
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from irgrad.diagnostics import IrgradError, PipelineError
+
+PassFactory = Callable[[], type[ModulePass]]
+DialectFactory = Callable[[], Dialect]
+
+
+@dataclass(frozen=True)
+class PipelineInfo:
+    """A named pipeline: `-p <name>` stands for the pass list `spec`."""
+
+    name: str
+    spec: str
+    description: str
+
+
+_PASSES: dict[str, PassFactory] = {}
+_PIPELINES: dict[str, PipelineInfo] = {}
+_DIALECTS: dict[str, DialectFactory] = {}
+
+
+def lazy(module: str, attr: str) -> Callable[[], type[ModulePass]]:
+    """A pass factory that imports `module` and returns its attribute `attr` when called."""
+
+    def factory() -> type[ModulePass]:
+        return getattr(importlib.import_module(module), attr)
+
+    factory.__qualname__ = f"lazy({module}.{attr})"
+    return factory
+
+
+def register_pass(name: str, factory: PassFactory, *, replace: bool = False) -> None:
+    """Make `-p <name>` run the pass class `factory()` returns."""
+    if not replace and (name in _PASSES or name in _PIPELINES):
+        raise ValueError(f"pass or pipeline '{name}' is already registered")
+    _PASSES[name] = factory
+
+
+def register_pipeline(
+    name: str, spec: str, description: str, *, replace: bool = False
+) -> None:
+    """Make `-p <name>` stand for the pass list `spec` (same syntax as `-p`)."""
+    if not replace and (name in _PASSES or name in _PIPELINES):
+        raise ValueError(f"pass or pipeline '{name}' is already registered")
+    _PIPELINES[name] = PipelineInfo(name, spec, description)
+
+
+def unregister(name: str) -> None:
+    """Forget a pass or pipeline (tests use it to undo a registration)."""
+    _PASSES.pop(name, None)
+    _PIPELINES.pop(name, None)
+
+
+def irgrad_passes() -> dict[str, PassFactory]:
+    """irgrad's own passes, by name."""
+    return dict(_PASSES)
+
+
+def irgrad_pipelines() -> dict[str, PipelineInfo]:
+    """irgrad's named pipelines, by name."""
+    return dict(_PIPELINES)
+
+
+def all_passes() -> dict[str, PassFactory]:
+    """xDSL's passes and irgrad's; an irgrad pass of the same name wins."""
+    from xdsl.universe import Universe
+
+    passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(_PASSES)
+    return passes
+
+
+# --------------------------------------------------------------------------------------
+# Dialects
+# --------------------------------------------------------------------------------------
+
+
+def _lazy_dialect(name: str, module: str, attr: str) -> DialectFactory:
+    """A dialect factory whose import failure is a diagnostic, raised only when used."""
+
+    def factory() -> Dialect:
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as err:
+            raise IrgradError(
+                f"dialect '{name}' could not be loaded from {module}.{attr}: {err}"
+            ) from err
+
+    return factory
+
+
+def irgrad_dialects() -> dict[str, DialectFactory]:
+    """irgrad's own dialects, by name, as lazy factories."""
+    return dict(_DIALECTS)
+
+
+def register_dialects(ctx: Context) -> None:
+    """Register xDSL's dialects and irgrad's in `ctx`; each loads on first use."""
+    from xdsl.universe import Universe
+
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        if name not in _DIALECTS:
+            ctx.register_dialect(name, factory)
+    for name, factory in _DIALECTS.items():
+        ctx.register_dialect(name, factory)
+
+
+def make_context(*, allow_unregistered: bool = False) -> Context:
+    """A fresh context that knows every dialect `irgrad-opt` knows."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    register_dialects(ctx)
+    return ctx
+
+
+# --------------------------------------------------------------------------------------
+# Building pipelines
+# --------------------------------------------------------------------------------------
+
+
+def pass_description(pass_class: type[ModulePass]) -> str:
+    """The first paragraph of the pass class docstring (else its module's) on one line.
+
+    A paragraph, not a line: docstrings wrap their first sentence.
+    """
+    for doc in (pass_class.__doc__, sys.modules[pass_class.__module__].__doc__):
+        paragraph = (doc or "").strip().split("\n\n")[0]
+        # A dataclass without a docstring gets its signature as __doc__: not a description.
+        if paragraph and not paragraph.startswith(f"{pass_class.__name__}("):
+            return " ".join(paragraph.split())
+    return ""
+
+
+def list_passes(
+    passes: Mapping[str, PassFactory] | None = None,
+) -> list[tuple[str, str]]:
+    """(name, description) of every pass, sorted by name; a pass that fails to load says so."""
+    passes = all_passes() if passes is None else passes
+    listing: list[tuple[str, str]] = []
+    with warnings.catch_warnings():
+        # Listing is not using: xDSL's own deprecations in modules nobody runs are noise.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for name in sorted(passes):
+            try:
+                description = pass_description(passes[name]())
+            except Exception as err:  # a broken optional pass must not break the listing
+                description = f"<failed to load: {type(err).__name__}: {err}>"
+            listing.append((name, description))
+    return listing
+
+
+def expand_pipeline_spec(
+    spec: str, pipelines: Mapping[str, PipelineInfo] | None = None
+) -> list[ArgSpec]:
+    """Parse a `-p` string into pass specs, replacing named pipelines by their passes."""
+    pipelines = _PIPELINES if pipelines is None else pipelines
+    result: list[ArgSpec] = []
+    stack: list[str] = []
+
+    def expand(text: str) -> None:
+        try:
+            specs = list(parse_pipeline(text))
+        except ArgSpecParseError as err:
+            raise PipelineError(
+                f"could not parse pass pipeline '{text}': {_arg_spec_message(err)}"
+            ) from err
+        for pass_spec in specs:
+            info = pipelines.get(pass_spec.name)
+            if info is None:
+                result.append(pass_spec)
+                continue
+            if pass_spec.parameters:
+                raise PipelineError(f"pipeline '{info.name}' takes no options")
+            if info.name in stack:
+                raise PipelineError(f"pipeline '{info.name}' includes itself")
+            stack.append(info.name)
+            expand(info.spec)
+            stack.pop()
+
+    expand(spec)
+    return result
+
+
+def _arg_spec_message(err: ArgSpecParseError) -> str:
+    """The message of an ArgSpecParseError, whose text is a header and a source context."""
+    lines = [line for line in str(err).splitlines()[1:] if line.strip()]
+    # The context is: the spec, the caret line, the message under the carets.
+    return lines[-1].strip() if lines else str(err)
+
+
+def build_pipeline(
+    spec: str,
+    passes: Mapping[str, PassFactory] | None = None,
+    pipelines: Mapping[str, PipelineInfo] | None = None,
+    callback: PassPipelineCallbackType | None = None,
+) -> PassPipeline:
+    """Build the pipeline `spec` names (`cse,canonicalize{max-iterations=2}`).
+
+    Raises PipelineError, with a suggestion for a misspelled pass, instead of xDSL's
+    ValueError, so the driver can print it as a diagnostic.
+    """
+    passes = all_passes() if passes is None else passes
+    pipelines = _PIPELINES if pipelines is None else pipelines
+    instances: list[ModulePass] = []
+    for pass_spec in expand_pipeline_spec(spec, pipelines):
+        factory = passes.get(pass_spec.name)
+        if factory is None:
+            known = [*passes, *pipelines]
+            close = difflib.get_close_matches(pass_spec.name, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise PipelineError(f"unknown pass '{pass_spec.name}'{hint}")
+        try:
+            pass_class = factory()
+        except IrgradError:
+            raise
+        except Exception as err:
+            raise PipelineError(
+                f"pass '{pass_spec.name}' could not be loaded: {type(err).__name__}: {err}"
+            ) from err
+        if pass_class.name != pass_spec.name:
+            raise PipelineError(
+                f"pass '{pass_spec.name}' is registered with class {pass_class.__name__}, "
+                f"whose name is '{pass_class.name}'"
+            )
+        try:
+            instances.append(pass_class.from_pass_spec(pass_spec))
+        except (ValueError, TypeError) as err:
+            raise PipelineError(
+                f"invalid options for pass '{pass_spec.name}': {err}"
+            ) from err
+    return PassPipeline(tuple(instances), callback)
+
+
+# --------------------------------------------------------------------------------------
+# irgrad's dialects, passes and pipelines. One line each; keep the imports lazy.
+# --------------------------------------------------------------------------------------
+
+_DIALECTS["nn"] = _lazy_dialect("nn", "irgrad.dialects.nn", "NN")
+_DIALECTS["autodiff"] = _lazy_dialect("autodiff", "irgrad.dialects.autodiff", "Autodiff")

@@ -1,0 +1,19 @@
+// RUN: not irgrad-opt %s 2>&1 | filecheck --strict-whitespace %s
+// RUN: irgrad-opt --verify-diagnostics %s | filecheck --strict-whitespace %s
+// RUN: sh -c 'irgrad-opt %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+
+// A syntax error is reported at the token the parser stopped at: file:line:col, the source
+// line, carets under the token. No Python traceback; exit code 1.
+
+func.func @missing_colon(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a i32
+  func.return %0 : i32
+}
+
+// CHECK-NOT: Traceback
+// CHECK: {{.*}}syntax-error.mlir:9:26: error: Expected ':'
+// CHECK-NEXT:   %0 = arith.addi %a, %a i32
+// CHECK-NEXT:                          ^~~
+// CHECK-NOT: Traceback
+
+// EXIT: exit=1
