@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    Signedness,
     TensorType,
     UnitAttr,
     i1,
@@ -56,6 +57,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.lexer import Position
 
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 INT_WIDTHS = (1, 32, 64)
@@ -73,13 +75,22 @@ def is_float(t: Attribute) -> bool:
     return isinstance(t, FLOAT_TYPES)
 
 
+def is_signless_int(t: Attribute, widths: Sequence[int]) -> bool:
+    """A signless integer of one of `widths` bits (si32 and ui32 are not irgrad types)."""
+    return (
+        isinstance(t, IntegerType)
+        and t.width.data in widths
+        and t.signedness.data == Signedness.SIGNLESS
+    )
+
+
 def is_int(t: Attribute) -> bool:
     """Signless integers irgrad tensors may hold; i1 counts (it is the boolean type)."""
-    return isinstance(t, IntegerType) and t.width.data in INT_WIDTHS
+    return is_signless_int(t, INT_WIDTHS)
 
 
 def is_bool(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.width.data == 1
+    return is_signless_int(t, (1,))
 
 
 def shape_str(t: Attribute) -> str:
@@ -186,9 +197,12 @@ class ConstantOp(NNOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
         # The dense attribute carries its own type, so the result type is not repeated.
+        value_pos = parser.pos
         value = parser.parse_attribute()
         if not isinstance(value, DenseIntOrFPElementsAttr):
-            parser.raise_error(f"'nn.constant' expects a dense elements attribute, got {value}")
+            parser.raise_error(
+                f"'nn.constant' expects a dense elements attribute, got {value}", value_pos
+            )
         attrs = parser.parse_optional_attr_dict()
         op = cls(value)
         op.attributes.update(attrs)
@@ -211,7 +225,12 @@ def _print_scalar(printer: Printer, attr: Attribute) -> None:
         elif math.isinf(v):
             printer.print_string("inf" if v > 0 else "-inf")
         else:
-            printer.print_string(repr(float(v)))
+            text = repr(float(v))
+            if "." not in text:
+                # repr gives `1e+16`, but an MLIR float literal needs its decimal point.
+                mantissa, _, exponent = text.partition("e")
+                text = f"{mantissa}.0e{exponent}"
+            printer.print_string(text)
     elif isinstance(attr, IntegerAttr):
         t = attr.type
         if is_bool(t):
@@ -245,16 +264,18 @@ class FullOp(NNOperation):
     def parse(cls, parser: Parser) -> FullOp:
         # The value is read before its type, so it is kept as a literal until the type is known;
         # that lets it print bare (`0.5`, `true`, `-inf`) instead of `0.5 : f32`.
+        literal_pos = parser.pos
         negative = parser.parse_optional_punctuation("-") is not None
         keyword = parser.parse_optional_keyword_in(("true", "false", "inf", "nan"))
         literal: str | int | float = keyword if keyword is not None else parser.parse_number()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        type_pos = parser.pos
         result_type = parser.parse_type()
         if not isinstance(result_type, TensorType):
-            parser.raise_error(f"'nn.full' expects a tensor type, got {result_type}")
+            parser.raise_error(f"'nn.full' expects a tensor type, got {result_type}", type_pos)
         element = result_type.get_element_type()
-        value = _scalar_attr(literal, negative, element, parser)
+        value = _scalar_attr(literal, negative, element, parser, literal_pos)
         op = cls.build(properties={"value": value}, result_types=[result_type])
         op.attributes.update(attrs)
         return op
@@ -275,8 +296,14 @@ class FullOp(NNOperation):
 
 
 def _scalar_attr(
-    literal: str | int | float, negative: bool, element: Attribute, parser: Parser
+    literal: str | int | float,
+    negative: bool,
+    element: Attribute,
+    parser: Parser,
+    literal_pos: Position,
 ) -> Attribute:
+    # Errors point at the literal, which was read before the type that rejects it.
+    shown = f"-{literal}" if negative else f"{literal}"
     if is_float(element):
         ft = cast(Float32Type, element)
         if literal == "nan":
@@ -284,20 +311,23 @@ def _scalar_attr(
         if literal == "inf":
             return FloatAttr(-math.inf if negative else math.inf, ft)
         if literal in ("true", "false"):
-            parser.raise_error(f"'nn.full' value {literal} does not fit {element}")
+            parser.raise_error(f"'nn.full' value {shown} does not fit {element}", literal_pos)
         v = float(literal)
         return FloatAttr(-v if negative else v, ft)
     if is_int(element):
         it = cast(IntegerType, element)
         if literal in ("true", "false"):
-            if not is_bool(element):
-                parser.raise_error(f"'nn.full' value {literal} does not fit {element}")
+            if not is_bool(element) or negative:
+                parser.raise_error(f"'nn.full' value {shown} does not fit {element}", literal_pos)
             return IntegerAttr(1 if literal == "true" else 0, it)
         if isinstance(literal, float) or literal in ("inf", "nan"):
-            parser.raise_error(f"'nn.full' value {literal} does not fit {element}")
-        v = int(literal)
-        return IntegerAttr(-v if negative else v, it)
-    parser.raise_error(f"'nn.full' cannot fill element type {element}")
+            parser.raise_error(f"'nn.full' value {shown} does not fit {element}", literal_pos)
+        v = -int(literal) if negative else int(literal)
+        try:
+            return IntegerAttr(v, it)
+        except VerifyException:
+            parser.raise_error(f"'nn.full' value {v} does not fit {element}", literal_pos)
+    parser.raise_error(f"'nn.full' cannot fill element type {element}", literal_pos)
 
 
 @irdl_op_definition
@@ -554,11 +584,13 @@ class CompareOp(NNOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> CompareOp:
+        direction_pos = parser.pos
         direction = parser.parse_identifier(context_msg=" (a comparison direction)")
         if direction not in COMPARISON_DIRECTIONS:
             parser.raise_error(
                 f"'nn.compare' direction must be one of {', '.join(COMPARISON_DIRECTIONS)}, "
-                f"got '{direction}'"
+                f"got '{direction}'",
+                direction_pos,
             )
         parser.parse_punctuation(",")
         lhs = parser.parse_unresolved_operand()
@@ -566,9 +598,10 @@ class CompareOp(NNOperation):
         rhs = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        type_pos = parser.pos
         t = parser.parse_type()
         if not isinstance(t, TensorType):
-            parser.raise_error(f"'nn.compare' expects a tensor type, got {t}")
+            parser.raise_error(f"'nn.compare' expects a tensor type, got {t}", type_pos)
         op = cls.build(
             operands=[parser.resolve_operand(lhs, t), parser.resolve_operand(rhs, t)],
             result_types=[cls.infer_type(t)],
@@ -656,10 +689,12 @@ class ConvertOp(NNOperation):
 # ---------------------------------------------------------------------------------------------
 
 
-def check_axes(op: NNOperation, axes: Sequence[int], rank: int, what: str = "axes") -> None:
+def check_axes(
+    op: NNOperation, axes: Sequence[int], rank: int, what: str = "axes", of: str = "operand"
+) -> None:
     for a in axes:
         if not 0 <= a < rank:
-            raise op.error(f"{what} {list(axes)} out of range for operand of rank {rank}")
+            raise op.error(f"{what} {list(axes)} out of range for {of} of rank {rank}")
     if len(set(axes)) != len(axes):
         raise op.error(f"{what} {list(axes)} contain duplicates")
 
@@ -684,7 +719,9 @@ class ReduceOp(NNOperation, ABC):
 
     def __init__(self, operand: Value, axes: Sequence[int], keepdims: bool = False):
         t = cast(TensorType, _type_of(operand))
-        axes = [a % max(1, len(t.get_shape())) for a in axes]
+        # Negative axes count from the end; out-of-range ones are kept for the verifier to report.
+        rank = len(t.get_shape())
+        axes = [a + rank if -rank <= a < 0 else a for a in axes]
         props: dict[str, Attribute] = {"axes": _i64_array(axes)}
         if keepdims:
             props["keepdims"] = UnitAttr()
@@ -772,7 +809,7 @@ class BroadcastInDimOp(NNOperation):
                 f"dims {list(dims)} has {len(dims)} entries, operand {shape_str(t)} has rank "
                 f"{len(t.get_shape())}"
             )
-        check_axes(self, dims, len(r.get_shape()), "dims")
+        check_axes(self, dims, len(r.get_shape()), "dims", "result")
         for i, d in enumerate(dims):
             src, dst = t.get_shape()[i], r.get_shape()[d]
             if src != 1 and src != dst:
@@ -842,7 +879,12 @@ class TransposeOp(NNOperation):
 
 
 def slice_length(start: int, limit: int, stride: int) -> int:
-    """Number of indices start, start+stride, ... strictly before limit (either direction)."""
+    """Number of indices start, start+stride, ... strictly before limit (either direction).
+
+    A zero stride gives 0, so a builder still makes an op for the verifier to reject.
+    """
+    if stride == 0:
+        return 0
     if stride > 0:
         return max(0, -(-(limit - start) // stride))
     return max(0, -(-(start - limit) // -stride))
@@ -924,7 +966,7 @@ def _check_index_scalars(op: NNOperation, values: Sequence[SSAValue], rank: int)
         raise op.error(f"needs {rank} start indices (one per operand dimension), got {len(values)}")
     for i, v in enumerate(values):
         t = v.type
-        if not (isinstance(t, IndexType) or (isinstance(t, IntegerType) and t.width.data in INDEX_INT_WIDTHS)):
+        if not (isinstance(t, IndexType) or is_signless_int(t, INDEX_INT_WIDTHS)):
             raise op.error(f"start index #{i} must be index, i32 or i64, got {t}")
 
 
@@ -1071,7 +1113,8 @@ class PadOp(NNOperation):
 
     def __init__(self, operand: Value, padding_value: Value, low: Sequence[int], high: Sequence[int]):
         t = cast(TensorType, _type_of(operand))
-        shape = [n + a + b for n, a, b in zip(t.get_shape(), low, high)]
+        # Clamped so that negative padding reaches the verifier's message, not a dynamic dimension.
+        shape = [max(0, n + a + b) for n, a, b in zip(t.get_shape(), low, high)]
         super().__init__(
             operands=[operand, padding_value],
             properties={"low": _i64_array(low), "high": _i64_array(high)},
@@ -1142,7 +1185,11 @@ class MatmulOp(NNOperation):
 
 
 def conv_output_size(size: int, kernel: int, stride: int, pad_lo: int, pad_hi: int, dilation: int) -> int:
-    return (size + pad_lo + pad_hi - dilation * (kernel - 1) - 1) // stride + 1
+    """Windows along one dimension; 0 when none fits or the stride is not positive, so a builder
+    never makes a negative (that is, dynamic) dimension and the verifier names the actual fault."""
+    if stride < 1:
+        return 0
+    return max(0, (size + pad_lo + pad_hi - dilation * (kernel - 1) - 1) // stride + 1)
 
 
 @irdl_op_definition
@@ -1308,7 +1355,7 @@ def gather_shape(operand: Sequence[int], indices: Sequence[int], axis: int) -> l
 
 def _check_indices(op: NNOperation, t: TensorType) -> None:
     e = t.get_element_type()
-    if not (isinstance(e, IntegerType) and e.width.data in INDEX_INT_WIDTHS):
+    if not is_signless_int(e, INDEX_INT_WIDTHS):
         raise op.error(f"indices must have element type i32 or i64, got {t}")
 
 
@@ -1387,6 +1434,8 @@ class ScatterAddOp(NNOperation):
         axis = self.axis.value.data
         if not 0 <= axis < len(x.get_shape()):
             raise self.error(f"axis {axis} out of range for operand {shape_str(x)}")
+        if x.get_shape()[axis] == 0 and math.prod(i.get_shape()) > 0:
+            raise self.error(f"cannot scatter into empty axis {axis} of operand {shape_str(x)}")
         expected = gather_shape(x.get_shape(), i.get_shape(), axis)
         if list(u.get_shape()) != expected or u.get_element_type() != x.get_element_type():
             raise self.error(
