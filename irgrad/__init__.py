@@ -2,6 +2,98 @@
 
 The package reads as the pipeline: frontend/ -> dialects/ -> autodiff/ -> lowering/ -> backends/;
 driver/ holds the command-line tools (irgrad-opt, irgrad-run).
+
+`import irgrad as ig` gives the Python model-building API: numpy-style array functions that
+trace to `nn` IR (or run at once on numpy arrays), JAX-style transforms and control flow.
 """
 
 __version__ = "0.1.0"
+
+from irgrad.frontend import tensor_methods as _tensor_methods
+from irgrad.frontend.check_grads import GradientCheckError, check_grads
+from irgrad.frontend.control_flow import cond, fori_loop, while_loop
+from irgrad.frontend.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
+from irgrad.frontend.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError
+from irgrad.frontend.indexing import getitem as _getitem
+from irgrad.frontend.jit import jit
+from irgrad.frontend.nn_api import conv2d, log_softmax, logsumexp, max_pool2d, one_hot, softmax
+from irgrad.frontend.numpy_api import (
+    abs,
+    absolute,
+    add,
+    amax,
+    amin,
+    arange,
+    astype,
+    cos,
+    divide,
+    dot,
+    equal,
+    exp,
+    floor,
+    floor_divide,
+    full,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_not,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    ones,
+    ones_like,
+    power,
+    relu,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    sum,
+    tanh,
+    true_divide,
+    where,
+    zeros,
+    zeros_like,
+)
+from irgrad.frontend.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from irgrad.frontend.shape_api import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    pad,
+    reshape,
+    squeeze,
+    stack,
+    swapaxes,
+    take,
+    take_along_axis,
+    transpose,
+)
+from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, trace
+from irgrad.frontend.transforms import (
+    checkpoint,
+    custom_vjp,
+    grad,
+    jvp,
+    remat,
+    stop_gradient,
+    value_and_grad,
+    vjp,
+)
+
+_tensor_methods.install()
+del _getitem
+
+from irgrad import layers, losses, optim  # noqa: E402  (they use the API above)

@@ -274,3 +274,5 @@ def build_pipeline(
 
 _DIALECTS["nn"] = _lazy_dialect("nn", "irgrad.dialects.nn", "NN")
 _DIALECTS["autodiff"] = _lazy_dialect("autodiff", "irgrad.dialects.autodiff", "Autodiff")
+
+register_pass("autodiff", lazy("irgrad.autodiff.transform", "AutodiffPass"))

@@ -1,0 +1,125 @@
+"""The derivative-rule tables: one VJP rule and one JVP rule per op class, and the ops that need none.
+
+A rule is a small function declared next to its siblings in `irgrad/autodiff/rules/` (JAX keeps `exp`'s
+derivative beside `exp`; irgrad keeps it beside `log`'s):
+
+    @vjp_rule(nn.ExpOp, math.ExpOp)
+    def _exp_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
+        return [b.strong_mul(ct, op.results[0])]
+
+    @jvp_rule(nn.ExpOp, math.ExpOp)
+    def _exp_jvp(b: RuleBuilder, op: Operation, t: SSAValue | None) -> Tangent:
+        return b.mul(t, op.results[0])
+
+Contracts (the drivers in reverse.py and forward.py check them):
+- A VJP rule is called as `rule(b, op, *cts)` with one cotangent per result of `op` (`None` for a result
+  nothing flowed back to; for a single-result op it is never `None`). It returns one cotangent per operand,
+  `None` where the operand gets none or `b.needs(i)` is false. Each cotangent has its operand's exact type.
+- A JVP rule is called as `rule(b, op, *tangents)` with one tangent per operand, `None` meaning a symbolic
+  zero (an inactive operand). It returns the result's tangent, or a list with one per result (`None` allowed).
+- `op` is the primal op as it stands in the generated function, so `op.operands` and `op.results` are the
+  primal values there; the rule emits new ops through `b` (see builder.py) and never mutates `op`.
+
+Ops whose derivative is zero everywhere (creation ops, comparisons, sign, stop_gradient, rounding) are
+declared `non_differentiable`: activity analysis never marks their results active, so they need no rule.
+Ops the transform cannot differentiate yet are declared `not_supported_yet`, so their error says so
+instead of asking for a rule. Everything else without a rule fails with an error naming the op, the mode,
+the value that made it active and the file to add the rule to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
+from xdsl.ir import Operation, SSAValue
+
+Cotangents: TypeAlias = Sequence[SSAValue | None]
+"""What a VJP rule returns: one cotangent per operand."""
+
+Tangent: TypeAlias = SSAValue | None | Sequence[SSAValue | None]
+"""What a JVP rule returns: the result's tangent, or one per result."""
+
+VJPRule: TypeAlias = Callable[..., Cotangents]
+"""`rule(b: RuleBuilder, op: Operation, *cts: SSAValue | None) -> Cotangents`"""
+
+JVPRule: TypeAlias = Callable[..., Tangent]
+"""`rule(b: RuleBuilder, op: Operation, *tangents: SSAValue | None) -> Tangent`"""
+
+OpClass: TypeAlias = type[Operation]
+
+MODES = ("vjp", "jvp")
+"""`vjp`: reverse mode (cotangents flow from results to operands); `jvp`: forward mode."""
+
+VJP_RULES: dict[OpClass, VJPRule] = {}
+JVP_RULES: dict[OpClass, JVPRule] = {}
+NON_DIFFERENTIABLE: set[OpClass] = set()
+NOT_SUPPORTED_YET: dict[OpClass, str] = {}
+"""Op class -> why (a clause of the error message)."""
+
+
+def _register(table: dict[OpClass, Any], kind: str, op_types: Sequence[OpClass], rule: Any) -> None:
+    for op_type in op_types:
+        if op_type in table:
+            raise ValueError(f"{op_type.name} already has a {kind} rule: {table[op_type].__qualname__}")
+        if op_type in NON_DIFFERENTIABLE:
+            raise ValueError(f"{op_type.name} is declared non-differentiable; it cannot have a {kind} rule")
+        table[op_type] = rule
+
+
+def vjp_rule(*op_types: OpClass) -> Callable[[VJPRule], VJPRule]:
+    """Register the decorated function as the reverse-mode rule of each op class in `op_types`."""
+
+    def register(rule: VJPRule) -> VJPRule:
+        _register(VJP_RULES, "vjp", op_types, rule)
+        return rule
+
+    return register
+
+
+def jvp_rule(*op_types: OpClass) -> Callable[[JVPRule], JVPRule]:
+    """Register the decorated function as the forward-mode rule of each op class in `op_types`."""
+
+    def register(rule: JVPRule) -> JVPRule:
+        _register(JVP_RULES, "jvp", op_types, rule)
+        return rule
+
+    return register
+
+
+def non_differentiable(*op_types: OpClass) -> None:
+    """Declare ops whose results carry no derivative (their derivative is zero wherever it exists)."""
+    for op_type in op_types:
+        if op_type in VJP_RULES or op_type in JVP_RULES:
+            raise ValueError(f"{op_type.name} has a derivative rule; it cannot be non-differentiable")
+        NON_DIFFERENTIABLE.add(op_type)
+
+
+def not_supported_yet(reason: str, *op_types: OpClass) -> None:
+    """Declare ops the transform cannot differentiate yet; `reason` ends the error message."""
+    for op_type in op_types:
+        NOT_SUPPORTED_YET[op_type] = reason
+
+
+def rules_for(mode: str) -> dict[OpClass, Any]:
+    """The rule table of `mode` ('vjp' or 'jvp')."""
+    if mode == "vjp":
+        return VJP_RULES
+    if mode == "jvp":
+        return JVP_RULES
+    raise ValueError(f"unknown differentiation mode {mode!r}; expected one of {MODES}")
+
+
+def rule_file(op_name: str) -> str:
+    """Where a rule for the op named `op_name` belongs, for error messages."""
+    dialect = op_name.split(".", 1)[0]
+    if dialect in ("arith", "math"):
+        return "irgrad/autodiff/rules/elementwise.py"
+    if dialect == "nn":
+        return "irgrad/autodiff/rules/, next to its siblings (elementwise, reduction, data_movement, linear, pooling)"
+    return f"irgrad/autodiff/rules/{dialect}.py"
+
+
+def load_rules() -> None:
+    """Import every rule module, filling the tables (idempotent)."""
+    import irgrad.autodiff.rules  # noqa: F401  (registers on import)

@@ -1,0 +1,25 @@
+"""Derivative rules, one small function per op and mode, grouped by op category.
+
+Importing this package fills the tables in irgrad/autodiff/registry.py. To add a rule, put a `@vjp_rule`
+and a `@jvp_rule` function next to the rules of the op's siblings (docs/autodiff.md, "Adding a rule"):
+
+- elementwise.py: nn/arith/math elementwise ops, select, convert, and the zero-derivative ops;
+- reduction.py: reduce_sum, reduce_max, reduce_min;
+- data_movement.py: broadcast_in_dim, reshape, transpose, slice, dynamic slices, concatenate, pad, gather,
+  scatter_add;
+- linear.py: matmul, conv2d;  pooling.py: max_pool2d;
+- func.py: func.call;  autodiff.py: stop_gradient, custom_vjp, checkpoint;
+- scf.py, tensor.py: what is not supported yet (control flow, element access), where its rules will go.
+"""
+
+from irgrad.autodiff.rules import (  # noqa: F401  (imported for their registrations)
+    autodiff,
+    data_movement,
+    elementwise,
+    func,
+    linear,
+    pooling,
+    reduction,
+    scf,
+    tensor,
+)

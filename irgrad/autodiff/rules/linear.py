@@ -1,0 +1,144 @@
+"""Rules for contractions: matmul (2-D and batched) and conv2d (any stride, padding, dilation).
+
+Both are bilinear (JAX's `defbilinear`): the JVP is op(tx, y) + op(x, ty) and each VJP is the op's
+transpose in one argument, written with the same op family so the result stays differentiable.
+
+conv2d, with xp the zero-padded input (Hp = H + top + bottom):
+    y[n, o, i, j] = sum_{c, a, b} xp[n, c, i*sh + a*dh, j*sw + b*dw] * w[o, c, a, b]
+- input cotangent: a full correlation of the cotangent, spread `stride` apart, with the kernel flipped
+  spatially and its in/out channels swapped, at the original dilation; padding and cropping make it
+  exactly H x W (rows of xp that no window reads get zero);
+- weight cotangent: a correlation of the input (batch and channels swapped) with the cotangent as kernel,
+  where the original dilation becomes the stride and the original stride becomes the dilation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.dialects.builtin import DenseArrayBase
+from xdsl.ir import Operation, SSAValue
+
+from irgrad.autodiff.builder import RuleBuilder, shape_of
+from irgrad.autodiff.registry import Cotangents, Tangent, jvp_rule, vjp_rule
+from irgrad.dialects import nn
+
+T = SSAValue | None
+
+
+def _ints(values: DenseArrayBase) -> list[int]:
+    return [int(v) for v in values.get_values()]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# matmul
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@vjp_rule(nn.MatmulOp)
+def _matmul_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
+    x, y = op.operands
+    return [
+        b.matmul(ct, b.swap_last(y)) if b.needs(0) else None,
+        b.matmul(b.swap_last(x), ct) if b.needs(1) else None,
+    ]
+
+
+@jvp_rule(nn.MatmulOp)
+def _matmul_jvp(b: RuleBuilder, op: Operation, tx: T, ty: T) -> Tangent:
+    x, y = op.operands
+    return b.add(
+        b.matmul(tx, y) if tx is not None else None,
+        b.matmul(x, ty) if ty is not None else None,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# conv2d
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _geometry(op: nn.Conv2DOp) -> tuple[list[int], list[int], list[int]]:
+    return _ints(op.stride), _ints(op.padding), _ints(op.dilation)
+
+
+def conv2d_input_cotangent(
+    b: RuleBuilder,
+    ct: SSAValue,
+    input_shape: Sequence[int],
+    weight: SSAValue,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+) -> SSAValue:
+    """d(loss)/d(input) of `conv2d(input, weight)` given the result cotangent `ct`."""
+    n, c, *size = input_shape
+    _, _, *kernel = shape_of(weight)
+    spread = b.dilate(ct, [1, 1, *stride])  # ct[i] moves to row i * stride of the padded input
+    flipped = b.reverse(b.transpose(weight, [1, 0, 2, 3]), [2, 3])  # [C, O, KH, KW], kernel flipped
+    conv_padding: list[int] = []
+    crop: list[int] = []
+    for d in range(2):
+        extent = dilation[d] * (kernel[d] - 1)  # a full correlation pads the dilated kernel's extent
+        low, high = padding[2 * d], padding[2 * d + 1]
+        spread_size = shape_of(spread)[2 + d]
+        full_high = size[d] + low + high - spread_size  # >= extent: rows no window reads
+        conv_padding += [max(0, extent - low), max(0, full_high - high)]
+        crop.append(max(0, low - extent))  # when the input padding exceeds the kernel extent
+    grad = b.conv2d(spread, flipped, (1, 1), conv_padding, dilation)
+    return b.slice(grad, [0, 0, *crop], [n, c, crop[0] + size[0], crop[1] + size[1]])
+
+
+def conv2d_weight_cotangent(
+    b: RuleBuilder,
+    ct: SSAValue,
+    input: SSAValue,
+    weight_shape: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+) -> SSAValue:
+    """d(loss)/d(weight) of `conv2d(input, weight)` given the result cotangent `ct`."""
+    o, c, *kernel = weight_shape
+    _, _, *size = shape_of(input)
+    _, _, *out = shape_of(ct)
+    conv_padding = list(padding)
+    for d in range(2):
+        # Trailing rows of the padded input that no window reads: drop them from the padding if possible,
+        # so the correlation yields exactly the kernel's size.
+        unused = size[d] + padding[2 * d] + padding[2 * d + 1] - 1 - stride[d] * (out[d] - 1) - dilation[d] * (
+            kernel[d] - 1
+        )
+        conv_padding[2 * d + 1] -= min(unused, padding[2 * d + 1])
+    grad = b.conv2d(
+        b.transpose(input, [1, 0, 2, 3]),  # [C, N, H, W]: batch becomes the channel being contracted
+        b.transpose(ct, [1, 0, 2, 3]),  # [O, N, OH, OW]: the cotangent is the kernel
+        dilation,
+        conv_padding,
+        stride,
+    )
+    grad = b.slice(grad, [0, 0, 0, 0], [c, o, *kernel])
+    return b.transpose(grad, [1, 0, 2, 3])
+
+
+@vjp_rule(nn.Conv2DOp)
+def _conv2d_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
+    conv = cast(nn.Conv2DOp, op)
+    stride, padding, dilation = _geometry(conv)
+    ct_input = ct_weight = None
+    if b.needs(0):
+        ct_input = conv2d_input_cotangent(b, ct, shape_of(conv.input), conv.weight, stride, padding, dilation)
+    if b.needs(1):
+        ct_weight = conv2d_weight_cotangent(b, ct, conv.input, shape_of(conv.weight), stride, padding, dilation)
+    return [ct_input, ct_weight]
+
+
+@jvp_rule(nn.Conv2DOp)
+def _conv2d_jvp(b: RuleBuilder, op: Operation, t_input: T, t_weight: T) -> Tangent:
+    conv = cast(nn.Conv2DOp, op)
+    stride, padding, dilation = _geometry(conv)
+    return b.add(
+        b.conv2d(t_input, conv.weight, stride, padding, dilation) if t_input is not None else None,
+        b.conv2d(conv.input, t_weight, stride, padding, dilation) if t_weight is not None else None,
+    )

@@ -1,0 +1,233 @@
+"""The `autodiff` pass: expand every `autodiff.*` op into calls of generated derivative functions.
+
+Input invariant: `autodiff.grad`, `value_and_grad`, `vjp` and `jvp` requests name `func.func`s of one block
+whose active ops have derivative rules (irgrad/autodiff/rules/); verified IR.
+
+Output IR: no `autodiff` op remains. Each request becomes a `func.call` of a generated private function
+placed after its callee, built once per (callee, mode, wrt) and reused:
+- `@f_vjp(args..., cts...) -> (results..., arg_cts...)` (reverse.py); `grad` calls it with the seed 1.0 and
+  keeps the gradients, `value_and_grad` keeps the value too, `vjp` is exactly this call;
+- `@f_jvp(args..., tangents...) -> (results..., result_tangents...)` (forward.py) for `jvp`.
+A name already taken gets the wrt list appended (`@f_vjp_wrt_1`), then a number. Generated functions hold
+only nn/arith/math/func ops, so requests on them (grad of grad, jvp of grad) work by running to a fixed
+point: before a function is differentiated, the requests inside it are expanded. Finally
+`autodiff.stop_gradient` becomes the identity and `autodiff.checkpoint`/`custom_vjp` outside any
+differentiated code become plain `func.call`s of their callee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import SymbolTable
+
+from irgrad.autodiff.builder import RuleBuilder
+from irgrad.autodiff.errors import AutodiffError
+from irgrad.autodiff.registry import load_rules
+from irgrad.dialects import autodiff as ad
+
+REQUEST_OPS = (ad.GradOp, ad.ValueAndGradOp, ad.VJPOp, ad.JVPOp)
+"""The ops that ask for a derivative; everything else in the dialect controls how one is taken."""
+
+
+class Deriver:
+    """Builds and caches derived functions for one module; expands requests."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.cache: dict[tuple[func.FuncOp, str, tuple[int, ...], tuple[int, ...] | None], func.FuncOp] = {}
+        self.expanded: set[func.FuncOp] = set()
+        self.expanding: list[func.FuncOp] = []
+        self.last_placed: dict[func.FuncOp, func.FuncOp] = {}
+
+    # ---------------------------------------------------------------------------------------------------------
+    # Derived functions
+    # ---------------------------------------------------------------------------------------------------------
+
+    def lookup(self, at: Operation, ref: SymbolRefAttr) -> func.FuncOp:
+        found = SymbolTable.lookup_symbol(at, ref)
+        if not isinstance(found, func.FuncOp):
+            raise AutodiffError(f"{ref} does not name a func.func to differentiate", at)
+        return found
+
+    def derive(
+        self,
+        ref: SymbolRefAttr,
+        mode: str,
+        wrt: tuple[int, ...],
+        at: Operation,
+        seeds: tuple[int, ...] | None = None,
+    ) -> func.FuncOp:
+        """The function computing `mode` ('vjp' or 'jvp') of the function `ref` names, w.r.t. `wrt`.
+
+        `seeds` lists the results whose cotangents (vjp) or tangents (jvp) matter; None means all. The
+        others are ignored (vjp) or returned as zeros (jvp), and the work for them is never built.
+        """
+        primal = self.lookup(at, ref)
+        if seeds is not None and len(seeds) == len(primal.function_type.outputs.data):
+            seeds = None
+        key = (primal, mode, wrt, seeds)
+        if key in self.cache:
+            return self.cache[key]
+        if primal.is_declaration:
+            raise AutodiffError(
+                f"cannot differentiate @{primal.sym_name.data}: it is a declaration without a body", at
+            )
+        self.expand_requests(primal)
+        derived = self.declare(primal, mode, wrt)
+        # Cached before its body exists, so a recursive call finds it instead of building it again.
+        self.cache[key] = derived
+        if mode == "vjp":
+            from irgrad.autodiff.reverse import build_vjp
+
+            build_vjp(self, primal, wrt, derived, seeds)
+        else:
+            from irgrad.autodiff.forward import build_jvp
+
+            build_jvp(self, primal, wrt, derived, seeds)
+        return derived
+
+    def declare(self, primal: func.FuncOp, mode: str, wrt: tuple[int, ...]) -> func.FuncOp:
+        """An empty private function with the derived signature, placed after `primal`."""
+        inputs = list(primal.function_type.inputs.data)
+        outputs = list(primal.function_type.outputs.data)
+        wrt_types = [inputs[i] for i in wrt]
+        if mode == "vjp":
+            signature = ([*inputs, *outputs], [*outputs, *wrt_types])
+        else:
+            signature = ([*inputs, *wrt_types], [*outputs, *outputs])
+        derived = func.FuncOp(self.unique_name(primal, mode, wrt), signature, visibility="private")
+        derived.location = primal.location
+
+        primal_args = primal.body.block.args
+        derived_args = derived.body.block.args
+        for arg, primal_arg in zip(derived_args, primal_args):
+            arg.name_hint = primal_arg.name_hint
+        for k, arg in enumerate(derived_args[len(primal_args) :]):
+            if mode == "vjp":
+                arg.name_hint = "ct"
+            else:
+                hint = primal_args[wrt[k]].name_hint
+                arg.name_hint = f"{hint}_dot" if hint else "t"
+
+        anchor = self.last_placed.get(primal, primal)
+        parent = primal.parent_block()
+        assert parent is not None
+        parent.insert_op_after(derived, anchor)
+        self.last_placed[primal] = derived
+        return derived
+
+    def unique_name(self, primal: func.FuncOp, mode: str, wrt: Sequence[int]) -> str:
+        base = f"{primal.sym_name.data}_{mode}"
+        candidates = [base, f"{base}_wrt_{'_'.join(str(i) for i in wrt)}"]
+        for candidate in candidates:
+            if SymbolTable.lookup_symbol(primal, candidate) is None:
+                return candidate
+        n = 1
+        while SymbolTable.lookup_symbol(primal, f"{candidates[-1]}_{n}") is not None:
+            n += 1
+        return f"{candidates[-1]}_{n}"
+
+    # ---------------------------------------------------------------------------------------------------------
+    # Requests
+    # ---------------------------------------------------------------------------------------------------------
+
+    def expand_requests(self, function: func.FuncOp) -> None:
+        """Expand every derivative request inside `function` (and, first, inside what they differentiate)."""
+        if function in self.expanded:
+            return
+        if function in self.expanding:
+            chain = " -> ".join(f"@{f.sym_name.data}" for f in [*self.expanding, function])
+            raise AutodiffError(
+                f"derivative requests form a cycle ({chain}): a function cannot ask for the derivative of a "
+                "function that needs its own derivative",
+                function,
+            )
+        self.expanding.append(function)
+        for op in list(function.walk()):
+            if isinstance(op, REQUEST_OPS):
+                self.expand(op)
+        self.expanding.pop()
+        self.expanded.add(function)
+
+    def expand(self, op: Operation) -> None:
+        """Replace one request by a call of the derived function."""
+        block = op.parent_block()
+        assert block is not None
+        b = RuleBuilder(block, self, before=op).at(op.location)
+        values: Sequence[SSAValue]
+        if isinstance(op, ad.GradOp | ad.ValueAndGradOp):
+            vjp = self.derive(op.callee, "vjp", op.wrt_indices, op)
+            seed = b.full(1.0, vjp.function_type.outputs.data[0])
+            results = b.call(vjp, [*op.args, seed])
+            values = results[1:] if isinstance(op, ad.GradOp) else results
+        elif isinstance(op, ad.VJPOp):
+            vjp = self.derive(op.callee, "vjp", op.wrt_indices, op)
+            values = b.call(vjp, [*op.args, *op.cotangents])
+        else:
+            assert isinstance(op, ad.JVPOp)
+            jvp = self.derive(op.callee, "jvp", op.wrt_indices, op)
+            values = b.call(jvp, [*op.args, *op.tangents])
+        for result, value in zip(op.results, values, strict=True):
+            result.replace_all_uses_with(value)
+        block.erase_op(op)
+
+
+def lower_derivative_control(module: ModuleOp) -> None:
+    """Outside derivative code, stop_gradient is the identity and checkpoint/custom_vjp are plain calls."""
+    for op in list(module.walk()):
+        block = op.parent_block()
+        if isinstance(op, ad.StopGradientOp):
+            assert block is not None
+            op.result.replace_all_uses_with(op.input)
+            block.erase_op(op)
+        elif isinstance(op, ad.CheckpointOp | ad.CustomVJPOp):
+            assert block is not None
+            call = func.CallOp(op.callee, list(op.args), op.res.types)
+            call.location = op.location
+            block.insert_op_before(call, op)
+            for result, value in zip(op.results, call.results, strict=True):
+                result.replace_all_uses_with(value)
+            block.erase_op(op)
+
+
+@dataclass(frozen=True)
+class AutodiffPass(ModulePass):
+    """Expand autodiff requests (grad, value_and_grad, vjp, jvp) into calls of generated derivative functions.
+
+    See the module docstring for the input invariant and the output IR.
+    """
+
+    name = "autodiff"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        load_rules()
+        deriver = Deriver(op)
+        # Expanding one request may build functions that hold none (generated bodies hold no requests), so
+        # this reaches the fixed point at once; the loop guards a request inside a nested module, say.
+        while requests := [o for o in op.walk() if isinstance(o, REQUEST_OPS)]:
+            for request in requests:
+                if request.parent is None:
+                    continue  # expanded already, with the function that held it
+                function = _enclosing_function(request)
+                if function is None:
+                    deriver.expand(request)
+                else:
+                    deriver.expand_requests(function)
+        lower_derivative_control(op)
+
+
+def _enclosing_function(op: Operation) -> func.FuncOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent
+
+
+__all__ = ["AutodiffPass", "Deriver"]

@@ -1,0 +1,45 @@
+"""The reference interpreter: runs `func.func`s of nn, func, arith, math, scf, cf, tensor,
+memref, bufferization and linalg ops on numpy arrays, in each op's exact dtype.
+
+It is the oracle every lowering is tested against, so it computes whole tensors with numpy
+and decides every edge case the ops' docstrings define (see `numerics` for the shared rules
+and each dialect module for the rest). Built on xDSL's interpreter framework: the numpy
+implementations are `InterpreterFunctions` registered over xDSL's own.
+
+Public API:
+- `run_function(module, entry, args)`: run `@entry` on numpy arrays and scalars;
+- `numpy_dtype`, `element_type_for`, `tensor_type_for`: IR types <-> numpy dtypes;
+- `to_attribute`, `from_attribute`: numpy arrays <-> `dense<...>` attributes;
+- `InterpreterInputError` (bad arguments, a `ValueError`), `InterpreterError` (the program
+  cannot run: unsupported op, undefined behaviour) and its subclasses.
+"""
+
+from irgrad.backends.interpreter.dtypes import (
+    element_type_for,
+    from_attribute,
+    numpy_dtype,
+    tensor_type_for,
+    to_attribute,
+)
+from irgrad.backends.interpreter.errors import (
+    InterpreterError,
+    InterpreterInputError,
+    InterpreterInternalError,
+    UndefinedBehaviorError,
+    UnsupportedOpError,
+)
+from irgrad.backends.interpreter.runner import run_function
+
+__all__ = [
+    "InterpreterError",
+    "InterpreterInputError",
+    "InterpreterInternalError",
+    "UndefinedBehaviorError",
+    "UnsupportedOpError",
+    "element_type_for",
+    "from_attribute",
+    "numpy_dtype",
+    "run_function",
+    "tensor_type_for",
+    "to_attribute",
+]

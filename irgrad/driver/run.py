@@ -1,0 +1,202 @@
+"""`irgrad-run`: run a function of an IR file on .npy inputs (the peer of mlir-cpu-runner).
+
+    irgrad-run FILE [--entry NAME] [--input a.npy]... [--output out.npz] [--backend interp]
+
+FILE is MLIR text (`-` for stdin), parsed and verified with located diagnostics. Each
+`--input` is one .npy file per function argument, in order (a 0-d array for a scalar
+argument such as `index` or `f32`). Results are saved as `result0`, `result1`, ... in the
+`--output` .npz, or printed as numpy prints them. `--entry` defaults to `main`, or to the only
+function of the module.
+
+Bad input (a missing file, a parse or verifier error, an unknown entry, inputs of the wrong
+count, shape or dtype) is a diagnostic on stderr and exit code 1; an interpreter bug is an
+`internal error` and exit code 2 (IRGRAD_TRACEBACK=1 shows the Python traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+
+from irgrad.diagnostics import IrgradError
+
+TOOL = "irgrad-run"
+TRACEBACK_ENV = "IRGRAD_TRACEBACK"
+BACKENDS = ("interp", "cpu", "gpu")
+
+
+class RunError(IrgradError):
+    """A problem with the command line or the input files (not with the IR)."""
+
+
+def load_module(path: str) -> tuple[ModuleOp, dict[str, str]]:
+    """Parse and verify an IR file; returns the module and its source text by file name.
+
+    The one place that knows how IR is read, so the parser can be switched in one spot.
+    """
+    from irgrad.diagnostics import parse_module, verify_module
+    from irgrad.driver.registry import make_context
+
+    name = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as err:
+        raise RunError(f"could not open input file '{name}': {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise RunError(f"input file '{name}' is not UTF-8: {err}") from None
+    sources = {name: text}
+    module = parse_module(make_context(), text, name)
+    verify_module(module, sources)
+    return module, sources
+
+
+def choose_entry(module: ModuleOp, entry: str | None) -> FuncOp:
+    functions = [op for op in module.ops if isinstance(op, FuncOp)]
+    names = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
+    if entry is None:
+        defined = [f for f in functions if f.body.blocks]
+        by_name = {f.sym_name.data: f for f in defined}
+        if "main" in by_name:
+            return by_name["main"]
+        if len(defined) == 1:
+            return defined[0]
+        raise RunError(f"no @main and several functions ({names}); choose one with --entry")
+    for f in functions:
+        if f.sym_name.data == entry:
+            return f
+    raise RunError(f"no function @{entry} in the module (functions: {names})")
+
+
+def load_inputs(paths: Sequence[str], func: FuncOp) -> list[Any]:
+    """The `--input` arrays; a bf16 array saved by numpy reads back as 2-byte voids."""
+    from irgrad.backends.interpreter import numpy_dtype
+    from irgrad.backends.interpreter.dtypes import BFLOAT16
+
+    expected = func.function_type.inputs.data
+    if len(paths) != len(expected):
+        raise RunError(
+            f"@{func.sym_name.data} takes {len(expected)} argument(s), got {len(paths)} --input "
+            "file(s)"
+        )
+    arrays: list[Any] = []
+    for index, (path, t) in enumerate(zip(paths, expected)):
+        try:
+            array = np.load(path, allow_pickle=False)
+        except OSError as err:
+            message = err.strerror or err
+            raise RunError(f"could not read input #{index} '{path}': {message}") from None
+        except ValueError as err:
+            raise RunError(f"input #{index} '{path}' is not a .npy array: {err}") from None
+        if not isinstance(array, np.ndarray):
+            raise RunError(f"input #{index} '{path}' is not a .npy array (an .npz archive?)")
+        element = getattr(t, "element_type", t)
+        try:
+            wants_bf16 = numpy_dtype(element) == BFLOAT16
+        except TypeError:
+            wants_bf16 = False
+        if wants_bf16 and array.dtype == np.dtype("V2"):
+            array = array.view(BFLOAT16)
+        arrays.append(array)
+    return arrays
+
+
+def save_or_print(results: Sequence[Any], output: str | None) -> None:
+    if output is None:
+        for value in results:
+            print(value)
+        return
+    try:
+        np.savez(output, **{f"result{i}": np.asarray(v) for i, v in enumerate(results)})
+    except OSError as err:
+        raise RunError(f"could not write output file '{output}': {err.strerror or err}") from None
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        print(f"{TOOL}: error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(prog=TOOL, description="Run a function of an IR file on .npy inputs.")
+    parser.add_argument("file", help="MLIR input file ('-' for stdin)")
+    parser.add_argument("--entry", help="function to run (default: main, or the only function)")
+    parser.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="FILE.npy",
+        help="one .npy file per function argument, in argument order",
+    )
+    parser.add_argument("--output", metavar="OUT.npz", help="save results as result0, result1, ...")
+    parser.add_argument("--backend", choices=BACKENDS, default="interp", help="default: interp")
+    return parser
+
+
+def run(argv: Sequence[str] | None) -> int:
+    args = argument_parser().parse_args(argv)
+    if args.backend != "interp":
+        raise RunError(f"the '{args.backend}' backend is not available yet; use --backend interp")
+    module, sources = load_module(args.file)
+    func = choose_entry(module, args.entry)
+    inputs = load_inputs(args.input, func)
+    from irgrad.backends.interpreter import run_function
+
+    try:
+        results = run_function(module, func.sym_name.data, inputs)
+    except IrgradError as err:
+        err.sources = err.sources or sources
+        raise
+    save_or_print(results, args.output)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run irgrad-run; 0 on success, 1 for a diagnostic, 2 for an internal error."""
+    from irgrad.backends.interpreter import InterpreterInternalError
+
+    try:
+        return run(argv)
+    except InterpreterInternalError as err:
+        return _internal_error(err)
+    except IrgradError as err:
+        text = err.format()
+        print(text if err.is_located else f"{TOOL}: {text}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as err:
+        if os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
+            raise
+        return _internal_error(err)
+
+
+def _internal_error(err: BaseException) -> int:
+    if os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
+        raise err
+    print(
+        f"{TOOL}: internal error: {type(err).__name__}: {err}\n"
+        f"{TOOL}: note: this is a bug in irgrad; rerun with {TRACEBACK_ENV}=1 to see the Python "
+        "traceback",
+        file=sys.stderr,
+    )
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

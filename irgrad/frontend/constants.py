@@ -1,0 +1,49 @@
+"""Constants in traced code: captured numpy arrays and Python scalars become `nn` ops.
+
+Scalars and splat arrays become `nn.full` (readable, no dense payload); other arrays become
+`nn.constant` with a dense attribute.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+
+from irgrad.dialects import nn
+from irgrad.frontend import dtypes
+from irgrad.frontend.tracing import Tracer, current_frame
+
+
+def constant(x: Any, dtype: np.dtype | None = None) -> Tracer:
+    """A tracer holding the concrete value `x` (array or scalar) in the current frame."""
+    frame = current_frame()
+    if frame is None:
+        raise RuntimeError("constant() needs an active trace")
+    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
+        d = dtypes.canonical(dtype) if dtype is not None else dtypes.scalar_dtype(x)
+        return full((), x, d)
+    array = np.asarray(x)
+    d = dtypes.canonical(dtype) if dtype is not None else dtypes.array_dtype_of(array)
+    array = array.astype(d, copy=False)
+    if array.size > 0 and array.size == np.count_nonzero(array == array.flat[0]) and array.size > 1:
+        return full(array.shape, array.flat[0].item(), d)
+    from irgrad.backends.interpreter import to_attribute
+
+    op = nn.ConstantOp(to_attribute(np.ascontiguousarray(array)))
+    frame.emit(op)
+    return frame.wrap(op.result)
+
+
+def full(shape: tuple[int, ...], value: bool | int | float, dtype: np.dtype) -> Tracer:
+    frame = current_frame()
+    assert frame is not None
+    t = TensorType(dtypes.element_type(dtype), list(shape))
+    if dtypes.is_float(dtype):
+        value = float(value)
+    else:
+        value = int(value)
+    op = nn.FullOp(value, t)
+    frame.emit(op)
+    return frame.wrap(op.result)

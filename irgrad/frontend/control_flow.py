@@ -1,0 +1,177 @@
+"""Structured control flow traced to `scf`: ig.cond, ig.fori_loop, ig.while_loop.
+
+Bodies are traced once, into regions of the function being traced (no unrolling, so a loop's
+IR and its derivative stay the size of one iteration). Bodies may use outer values directly;
+values made inside a body leave it only through its results. Carried values keep their shapes
+and dtypes across iterations; a mismatch is a ShapeError/DTypeError naming both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.ir import Block, Region
+
+from irgrad.frontend import dtypes, lax
+from irgrad.frontend.api_support import api, is_scalar, lift
+from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
+from irgrad.frontend.tracing import FunctionFrame, ShapeDtype, Tracer, as_tracer, current_frame
+
+
+def _frame() -> FunctionFrame:
+    f = current_frame()
+    assert f is not None
+    return f
+
+
+def _trace_region(
+    fn: Callable[..., Any],
+    arg_avals: Sequence[ShapeDtype],
+    leading_block_types: Sequence[Any] = (),
+    make_args: Callable[[list[Any]], Sequence[Any]] | None = None,
+) -> tuple[Block, list[Tracer], Any]:
+    """Traces `fn` into a fresh block whose arguments are `leading_block_types` then the avals.
+
+    Returns the block (without terminator), the flat results as tracers of that block, and
+    the raw Python output.
+    """
+    frame = _frame()
+    block = Block(arg_types=[*leading_block_types, *[a.tensor_type() for a in arg_avals]])
+    frame.scopes.append(block)
+    try:
+        args = [Tracer(a, frame, block) for a in block.args]
+        out = fn(*(make_args(args) if make_args else args))
+        leaves, tree = tree_flatten(out)
+        results = [as_tracer(frame, leaf) for leaf in leaves]
+    finally:
+        frame.scopes.pop()
+    return block, results, (out, tree)
+
+
+def _carry(op_name: str, init: Any) -> tuple[list[Tracer], TreeDef, list[ShapeDtype]]:
+    leaves, tree = tree_flatten(init)
+    tracers = [lift(x) for x in leaves]
+    return tracers, tree, [ShapeDtype(t.shape, t.dtype) for t in tracers]
+
+
+def _match(op_name: str, what: str, results: list[Tracer], tree: TreeDef, want_tree: TreeDef,
+           want: Sequence[ShapeDtype]) -> list[Tracer]:
+    """Checks a body's outputs against the carried avals, converting weak Python scalars."""
+    if tree != want_tree:
+        raise ShapeError(f"{op_name}: {what} returned structure {tree!r}, expected {want_tree!r}{where()}")
+    out = []
+    for i, (r, a) in enumerate(zip(results, want)):
+        if r.shape != a.shape:
+            raise ShapeError(f"{op_name}: {what} output {i} has shape {r.shape}, expected {a.shape}{where()}")
+        if r.dtype != a.dtype:
+            raise DTypeError(f"{op_name}: {what} output {i} has dtype {r.dtype}, expected {a.dtype}{where()}")
+        out.append(r)
+    return out
+
+
+@api
+def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *operands: Any) -> Any:
+    """`true_fn(*operands) if pred else false_fn(*operands)`, with a traced predicate (`scf.if`)."""
+    if isinstance(pred, (bool, np.bool_)):
+        return (true_fn if pred else false_fn)(*operands)
+    p = lift(pred)
+    if p.shape != ():
+        raise ShapeError(f"cond: the predicate must be a scalar, got shape {p.shape}{where()}")
+    if p.dtype != dtypes.bool_:
+        p = lax.compare("ne", p, lax.convert(lift(0), p.dtype))
+    frame = _frame()
+    flat_ops, ops_tree = tree_flatten(list(operands))
+    op_tracers = [lift(x) for x in flat_ops]
+
+    def branch(fn: Callable[..., Any]):
+        block = Block()
+        frame.scopes.append(block)
+        try:
+            args = tree_unflatten(ops_tree, [frame.resolve(t) for t in op_tracers])
+            out = fn(*args)
+            leaves, tree = tree_flatten(out)
+            results = [as_tracer(frame, leaf) for leaf in leaves]
+        finally:
+            frame.scopes.pop()
+        return block, results, tree
+
+    t_block, t_res, t_tree = branch(true_fn)
+    f_block, f_res, f_tree = branch(false_fn)
+    want = [ShapeDtype(r.shape, r.dtype) for r in t_res]
+    f_res = _match("cond", "false_fn", f_res, f_tree, t_tree, want)
+    # Weak scalars may differ in dtype between branches; convert the false side's to match.
+    t_block.add_op(scf.YieldOp(*[r.value for r in t_res]))
+    f_block.add_op(scf.YieldOp(*[r.value for r in f_res]))
+    condition = lax.extract_scalar(p)
+    op = scf.IfOp(condition, [r.value.type for r in t_res], Region(t_block), Region(f_block))
+    frame.emit(op)
+    return tree_unflatten(t_tree, [frame.wrap(r) for r in op.results])
+
+
+def _index(bound: Any) -> Any:
+    frame = _frame()
+    if isinstance(bound, (int, np.integer)):
+        c = arith.ConstantOp.from_int_and_width(int(bound), IndexType())
+        frame.emit(c)
+        return c.result
+    return lax.to_index(lift(bound))
+
+
+@api
+def fori_loop(lower: Any, upper: Any, body_fn: Callable[[Any, Any], Any], init_val: Any) -> Any:
+    """`for i in range(lower, upper): val = body_fn(i, val)`, traced to one `scf.for`.
+
+    `i` is an int32 scalar; bounds may be Python ints or traced integer scalars.
+    """
+    frame = _frame()
+    carry, tree, avals = _carry("fori_loop", init_val)
+    lb, ub = _index(lower), _index(upper)
+    one = arith.ConstantOp.from_int_and_width(1, IndexType())
+    frame.emit(one)
+
+    def body(iv: Tracer, *vals: Tracer) -> Any:
+        i = lax.scalar_to_tensor(iv.value)
+        return body_fn(i, tree_unflatten(tree, list(vals)))
+
+    block, results, (_, out_tree) = _trace_region(body, avals, leading_block_types=[IndexType()])
+    results = _match("fori_loop", "body_fn", results, out_tree, tree, avals)
+    block.add_op(scf.YieldOp(*[r.value for r in results]))
+    op = scf.ForOp(lb, ub, one.result, [t.value for t in carry], block)
+    frame.emit(op)
+    return tree_unflatten(tree, [frame.wrap(r) for r in op.results])
+
+
+@api
+def while_loop(cond_fn: Callable[[Any], Any], body_fn: Callable[[Any], Any], init_val: Any) -> Any:
+    """`while cond_fn(val): val = body_fn(val)`, traced to one `scf.while`."""
+    frame = _frame()
+    carry, tree, avals = _carry("while_loop", init_val)
+
+    before, c_res, (_, c_tree) = _trace_region(
+        lambda *vals: cond_fn(tree_unflatten(tree, list(vals))), avals
+    )
+    if len(c_res) != 1 or c_res[0].shape != () or c_res[0].dtype != dtypes.bool_:
+        raise DTypeError(
+            f"while_loop: cond_fn must return a bool scalar, got "
+            f"{[(r.shape, str(r.dtype)) for r in c_res]}{where()}"
+        )
+    frame.scopes.append(before)
+    try:
+        condition = lax.extract_scalar(c_res[0])
+    finally:
+        frame.scopes.pop()
+    before.add_op(scf.ConditionOp(condition, *before.args))
+
+    after, b_res, (_, b_tree) = _trace_region(
+        lambda *vals: body_fn(tree_unflatten(tree, list(vals))), avals
+    )
+    b_res = _match("while_loop", "body_fn", b_res, b_tree, tree, avals)
+    after.add_op(scf.YieldOp(*[r.value for r in b_res]))
+    op = scf.WhileOp([t.value for t in carry], [a.tensor_type() for a in avals], Region(before), Region(after))
+    frame.emit(op)
+    return tree_unflatten(tree, [frame.wrap(r) for r in op.results])

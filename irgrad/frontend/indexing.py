@@ -1,0 +1,151 @@
+"""`x[...]` on tracers: numpy basic indexing plus traced integer indices and one index array.
+
+- Python ints (negative ones count from the end) and slices with any step, negative included,
+  become one `nn.slice` followed by a `nn.reshape` that drops the indexed dimensions.
+- A traced integer scalar (a `fori_loop` counter, say) becomes `nn.dynamic_slice`; negative
+  values count from the end, out-of-range ones are clamped (as in JAX).
+- `None` inserts an axis, `...` fills the remaining ones.
+- One integer index array (numpy or traced) gathers along its axis (`nn.gather`).
+Boolean masks would give data-dependent shapes and are rejected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from irgrad.dialects import nn
+from irgrad.frontend import dtypes, lax
+from irgrad.frontend.api_support import lift
+from irgrad.frontend.constants import full
+from irgrad.frontend.errors import where
+from irgrad.frontend.tracing import Tracer
+
+
+def _is_int(i: Any) -> bool:
+    return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+
+
+def _is_traced_scalar_int(i: Any) -> bool:
+    return isinstance(i, Tracer) and i.shape == () and dtypes.is_int(i.dtype)
+
+
+def _is_index_array(i: Any) -> bool:
+    if isinstance(i, Tracer):
+        return i.ndim > 0 or not dtypes.is_int(i.dtype)
+    return isinstance(i, (np.ndarray, list)) and not isinstance(i, str)
+
+
+def getitem(x: Tracer, index: Any) -> Tracer:
+    items = list(index) if isinstance(index, tuple) else [index]
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for an array of shape {x.shape}: {index!r}{where()}")
+    # Identity, not `==`: items may be arrays or tracers, whose `==` is elementwise.
+    ellipses = [k for k, i in enumerate(items) if i is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if ellipses:
+        k = ellipses[0]
+        items[k : k + 1] = [slice(None)] * (x.ndim - consumed)
+    else:
+        items += [slice(None)] * (x.ndim - consumed)
+
+    start, limit, stride = [], [], []
+    dynamic: list[tuple[int, Any]] = []  # (dim, traced index)
+    gathers: list[tuple[int, Any]] = []  # (dim, index array)
+    out_shape: list[int] = []
+    dim = 0
+    for item in items:
+        if item is None:
+            out_shape.append(-2)  # marker for a new axis
+            continue
+        n = x.shape[dim]
+        if isinstance(item, slice):
+            s, e, k = item.indices(n)
+            start.append(s)
+            limit.append(e)
+            stride.append(k)
+            from irgrad.dialects.nn import slice_length
+
+            out_shape.append(slice_length(s, e, k))
+        elif _is_int(item):
+            i = int(item)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}{where()}")
+            i %= n
+            start.append(i)
+            limit.append(i + 1)
+            stride.append(1)
+        elif _is_traced_scalar_int(item):
+            start.append(0)
+            limit.append(n)
+            stride.append(1)
+            dynamic.append((dim, item))
+        elif isinstance(item, (bool, np.bool_)) or (
+            isinstance(item, (np.ndarray, Tracer)) and np.dtype(item.dtype) == np.bool_
+        ):
+            raise IndexError(
+                "boolean mask indexing gives a data-dependent shape, which irgrad cannot trace; "
+                f"use ig.where instead{where()}"
+            )
+        elif _is_index_array(item):
+            start.append(0)
+            limit.append(n)
+            stride.append(1)
+            gathers.append((dim, item))
+            out_shape.append(-3)  # marker: replaced by the index array's shape
+        else:
+            raise IndexError(f"unsupported index {item!r}{where()}")
+        dim += 1
+    if len(gathers) > 1:
+        raise IndexError(f"only one integer index array is supported, got {len(gathers)}{where()}")
+
+    y = x
+    if (start, limit, stride) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
+        y = lax.slice(y, start, limit, stride)
+    if dynamic:
+        starts: list[Any] = [0] * y.ndim
+        sizes = list(y.shape)
+        for d, i in dynamic:
+            starts[d] = _wrap_negative(i, y.shape[d])
+            sizes[d] = 1
+        y = lax.dynamic_slice(y, starts, sizes)
+    # Dimensions indexed by an int are dropped; gathered ones are handled after the reshape.
+    kept_dims = []
+    d = 0
+    for item in items:
+        if item is None:
+            continue
+        if isinstance(item, slice) or _is_index_array(item):
+            kept_dims.append(d)
+        d += 1
+    kept_shape = [y.shape[k] for k in kept_dims]
+    y = lax.reshape(y, kept_shape)
+    if gathers:
+        gdim, arr = gathers[0]
+        axis = kept_dims.index(gdim)
+        idx = lift(arr)
+        if not dtypes.is_int(idx.dtype):
+            raise IndexError(f"index arrays must hold integers, got {idx.dtype}{where()}")
+        y = lax.gather(y, idx, axis)
+    # Insert the new axes where the `None`s were.
+    final: list[int] = []
+    it = iter(y.shape)
+    gather_rank = lift(gathers[0][1]).ndim if gathers else 0
+    for marker in out_shape:
+        if marker == -2:
+            final.append(1)
+        elif marker == -3:
+            final.extend(next(it) for _ in range(gather_rank))
+        else:
+            final.append(next(it))
+    final.extend(it)
+    return lax.reshape(y, final)
+
+
+def _wrap_negative(i: Tracer, n: int) -> Tracer:
+    zero = full((), 0, i.dtype)
+    size = full((), n, i.dtype)
+    return lax.select(lax.compare("lt", i, zero), lax.binary(nn.AddOp, i, size), i)

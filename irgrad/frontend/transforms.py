@@ -1,0 +1,352 @@
+"""JAX-style transforms: grad, value_and_grad, vjp, jvp, stop_gradient, custom_vjp, checkpoint.
+
+Every transform traces its function into its own `func.func` and emits an `autodiff` op that
+names it; the `autodiff` pass later turns the request into ordinary IR. Derivatives are never
+computed by a Python-side tape, so `ig.trace(ig.grad(f), x)` shows the request and
+`irgrad-opt -p autodiff` shows its expansion.
+
+Called on numpy values with no trace active, a transformed function traces itself as a small
+program and runs it on the reference interpreter (see `api_support.api`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
+
+from irgrad.dialects import autodiff as ad
+from irgrad.frontend import dtypes
+from irgrad.frontend.api_support import api, lift
+from irgrad.frontend.constants import full
+from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
+from irgrad.frontend.tracing import (
+    ShapeDtype,
+    TracedFunction,
+    Tracer,
+    current_frame,
+    function_name,
+    trace_function,
+)
+
+
+def _frame():
+    frame = current_frame()
+    assert frame is not None
+    return frame
+
+
+def _trace_child(fn: Callable[..., Any], args: Sequence[Any], name: str | None = None) -> TracedFunction:
+    frame = _frame()
+    return trace_function(fn, args, module=frame.module, name=name or function_name(fn, "fn"))
+
+
+def _emit_results(op) -> list[Tracer]:
+    frame = _frame()
+    frame.emit(op)
+    return [frame.wrap(r) for r in op.results]
+
+
+def _call_operands(traced: TracedFunction, leaves: Sequence[Any]) -> list[Any]:
+    """The SSA operands for a call of `traced`: the flat arguments, then the captured values."""
+    frame = _frame()
+    values = [lift(x, a.dtype).value for x, a in zip(leaves, traced.in_avals)]
+    values += [frame.resolve(c).value for c in traced.captures]
+    return values
+
+
+def _argnum_leaves(args: Sequence[Any], argnums: int | Sequence[int]) -> tuple[list[int], TreeDef, bool]:
+    """Flat leaf positions of `args[argnums]` and the tree of the differentiated arguments."""
+    single = isinstance(argnums, int)
+    nums = [argnums] if single else list(argnums)
+    for n in nums:
+        if not -len(args) <= n < len(args):
+            raise ValueError(f"argnums {argnums} out of range for {len(args)} positional arguments")
+    nums = [n % len(args) for n in nums]
+    positions: list[int] = []
+    offset = 0
+    for i, a in enumerate(args):
+        count = len(tree_flatten(a)[0])
+        if i in nums:
+            positions.extend(range(offset, offset + count))
+        offset += count
+    # Reorder to follow argnums' order (it may not be sorted).
+    ordered: list[int] = []
+    for n in nums:
+        start = sum(len(tree_flatten(a)[0]) for a in args[:n])
+        ordered.extend(range(start, start + len(tree_flatten(args[n])[0])))
+    tree = tree_flatten(args[nums[0]] if single else tuple(args[n] for n in nums))[1]
+    return ordered, tree, single
+
+
+def _check_differentiable(name: str, traced: TracedFunction, positions: Sequence[int]) -> None:
+    for p in positions:
+        aval = traced.in_avals[p]
+        if not dtypes.is_float(aval.dtype):
+            raise DTypeError(
+                f"{name} requires floating-point inputs, but flat argument {p} has dtype "
+                f"{aval.dtype} (shape {aval.shape}); integer and bool inputs have no gradient{where()}"
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Reverse mode
+# ---------------------------------------------------------------------------------------------
+
+
+def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """`(value, grad)` of a scalar-valued `fn` w.r.t. `args[argnums]` (pytrees allowed)."""
+
+    @functools.wraps(fn)
+    def staged(*args: Any) -> Any:
+        leaves, _ = tree_flatten(list(args))
+        positions, grad_tree, _ = _argnum_leaves(args, argnums)
+        traced = _trace_child(fn, args)
+        _check_differentiable("grad", traced, positions)
+        out_leaves = traced.out_avals
+        value_count = 1
+        if has_aux:
+            # fn returns (value, aux): the value is the first leaf of the first element.
+            value_count = 1
+        if len(out_leaves) < 1 or out_leaves[0].shape != () or not dtypes.is_float(out_leaves[0].dtype):
+            raise TypeError(
+                f"grad requires a function returning a float scalar, got outputs "
+                f"{[(a.shape, str(a.dtype)) for a in out_leaves]}{where()}"
+            )
+        if not has_aux and len(out_leaves) != 1:
+            raise TypeError(
+                f"grad requires a scalar output; the function returned {len(out_leaves)} values "
+                f"(use has_aux=True to return auxiliary data){where()}"
+            )
+        operands = _call_operands(traced, leaves)
+        callee = traced.func_op
+        if has_aux:
+            # A vjp with cotangent 1 for the value and zeros for the auxiliary outputs.
+            cts = [full((), 1.0, out_leaves[0].dtype).value]
+            cts += [full(a.shape, 0, a.dtype).value for a in out_leaves[1:]]
+            op = ad.VJPOp(callee, operands, cts, positions)
+            results = _emit_results(op)
+            outs, grads = results[: len(out_leaves)], results[len(out_leaves) :]
+        else:
+            op = ad.ValueAndGradOp(callee, operands, positions)
+            results = _emit_results(op)
+            outs, grads = results[:value_count], results[value_count:]
+        out = tree_unflatten(traced.out_tree, outs)
+        grad = tree_unflatten(grad_tree, grads)
+        return (out, grad)
+
+    return _eager_capable(staged)
+
+
+def grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """The gradient of a scalar-valued `fn`; with `has_aux`, returns `(grad, aux)` as JAX does."""
+    vg = value_and_grad(fn, argnums, has_aux)
+
+    @functools.wraps(fn)
+    def g(*args: Any) -> Any:
+        value, gradient = vg(*args)
+        if has_aux:
+            return gradient, value[1]
+        return gradient
+
+    return g
+
+
+def vjp(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """`(out, vjp_fn)`; `vjp_fn(cotangent)` returns one cotangent per primal (a tuple)."""
+    if current_frame() is None:
+        return _eager_vjp(fn, primals)
+    leaves, _ = tree_flatten(list(primals))
+    traced = _trace_child(fn, primals)
+    positions = [i for i, a in enumerate(traced.in_avals) if dtypes.is_float(a.dtype)]
+    operands = _call_operands(traced, leaves)
+    call = func.CallOp(traced.name, operands, [TensorType(dtypes.element_type(a.dtype), list(a.shape)) for a in traced.out_avals])
+    outs = _emit_results(call)
+    out = tree_unflatten(traced.out_tree, outs)
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        ct_leaves, ct_tree = tree_flatten(cotangent)
+        if ct_tree != traced.out_tree:
+            raise ValueError(f"vjp_fn: cotangent structure {ct_tree!r} differs from the output's {traced.out_tree!r}")
+        cts = []
+        for c, a in zip(ct_leaves, traced.out_avals):
+            t = lift(c, a.dtype)
+            if t.shape != a.shape:
+                raise ShapeError(f"vjp_fn: cotangent shape {t.shape} differs from the output's {a.shape}{where()}")
+            cts.append(t.value)
+        op = ad.VJPOp(traced.func_op, _call_operands(traced, leaves), cts, positions)
+        results = _emit_results(op)[len(traced.out_avals) :]
+        flat: list[Any] = []
+        it = iter(results)
+        for i, a in enumerate(traced.in_avals):
+            flat.append(next(it) if i in positions else full(a.shape, 0, a.dtype))
+        return tuple(tree_unflatten(traced.in_tree, flat))
+
+    return out, vjp_fn
+
+
+def _eager_vjp(fn: Callable[..., Any], primals: tuple[Any, ...]) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    out = _eager_capable(lambda *p: fn(*p))(*primals)
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        def staged(p: Any, c: Any) -> Any:
+            return vjp(fn, *p)[1](c)
+
+        return _eager_capable(staged)(tuple(primals), cotangent)
+
+    return out, vjp_fn
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward mode
+# ---------------------------------------------------------------------------------------------
+
+
+def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    """`(fn(*primals), J @ tangents)`; tangents match the primals' structure and shapes."""
+
+    def staged(primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+        p_leaves, p_tree = tree_flatten(list(primals))
+        t_leaves, t_tree = tree_flatten(list(tangents))
+        if p_tree != t_tree:
+            raise ValueError(f"jvp: tangents structure {t_tree!r} differs from primals {p_tree!r}")
+        traced = _trace_child(fn, tuple(primals))
+        positions = [i for i, a in enumerate(traced.in_avals) if dtypes.is_float(a.dtype)]
+        tans = []
+        for i in positions:
+            a = traced.in_avals[i]
+            t = lift(t_leaves[i], a.dtype)
+            if t.shape != a.shape:
+                raise ShapeError(f"jvp: tangent shape {t.shape} differs from primal shape {a.shape}{where()}")
+            tans.append(t.value)
+        op = ad.JVPOp(traced.func_op, _call_operands(traced, p_leaves), tans, positions)
+        results = _emit_results(op)
+        n = len(traced.out_avals)
+        return (tree_unflatten(traced.out_tree, results[:n]), tree_unflatten(traced.out_tree, results[n:]))
+
+    return _eager_capable(staged)(tuple(primals), tuple(tangents))
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivative control
+# ---------------------------------------------------------------------------------------------
+
+
+@api
+def stop_gradient(x: Any) -> Any:
+    """Identity in value; blocks derivatives (`autodiff.stop_gradient`). Applies to pytrees."""
+    leaves, tree = tree_flatten(x)
+    outs = []
+    for leaf in leaves:
+        t = lift(leaf)
+        outs.append(_emit_results(ad.StopGradientOp(t.value))[0])
+    return tree_unflatten(tree, outs)
+
+
+class custom_vjp:
+    """A function with a user-given VJP, as `jax.custom_vjp`:
+
+        @ig.custom_vjp
+        def f(x): ...
+        def f_fwd(x): return f(x), residuals
+        def f_bwd(residuals, g): return (grad_x,)
+        f.defvjp(f_fwd, f_bwd)
+    """
+
+    def __init__(self, fn: Callable[..., Any]):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.fwd: Callable[..., Any] | None = None
+        self.bwd: Callable[..., Any] | None = None
+
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args: Any) -> Any:
+        if self.fwd is None or self.bwd is None:
+            raise TypeError(f"custom_vjp function {function_name(self.fn)} has no rule: call .defvjp(fwd, bwd)")
+        return _eager_capable(self._staged)(*args)
+
+    def _staged(self, *args: Any) -> Any:
+        assert self.fwd is not None and self.bwd is not None
+        fwd_rule, bwd_rule = self.fwd, self.bwd
+        leaves, _ = tree_flatten(list(args))
+        primal = _trace_child(self.fn, args)
+        residual_tree: list[TreeDef] = []
+
+        def fwd_flat(*a: Any) -> tuple[Any, ...]:
+            out, residuals = fwd_rule(*a)
+            out_leaves, out_tree = tree_flatten(out)
+            if out_tree != primal.out_tree:
+                raise TypeError(
+                    f"custom_vjp: fwd returned outputs {out_tree!r}, the function returns {primal.out_tree!r}"
+                )
+            res_leaves, res_tree = tree_flatten(residuals)
+            residual_tree.append(res_tree)
+            return (*out_leaves, *res_leaves)
+
+        fwd = _trace_child(fwd_flat, args, name=f"{primal.name}_fwd")
+        residual_avals = fwd.out_avals[len(primal.out_avals) :]
+        n_res = len(residual_avals)
+
+        def bwd_flat(*flat: Any) -> tuple[Any, ...]:
+            residuals = tree_unflatten(residual_tree[0], flat[:n_res])
+            cts = tree_unflatten(primal.out_tree, flat[n_res:])
+            grads = bwd_rule(residuals, cts)
+            if not isinstance(grads, tuple) or len(grads) != len(args):
+                raise TypeError(
+                    f"custom_vjp: bwd must return a tuple with one cotangent per argument "
+                    f"({len(args)}), got {type(grads).__name__}"
+                )
+            g_leaves, _ = tree_flatten(list(grads), is_leaf=lambda x: x is None)
+            if len(g_leaves) != len(primal.in_avals):
+                raise TypeError("custom_vjp: bwd's cotangents do not match the arguments' structure")
+            return tuple(
+                full(a.shape, 0, a.dtype) if g is None else lift(g, a.dtype)
+                for g, a in zip(g_leaves, primal.in_avals)
+            )
+
+        bwd_avals = [*residual_avals, *primal.out_avals]
+        bwd = trace_function(
+            bwd_flat, bwd_avals, module=_frame().module, name=f"{primal.name}_bwd", in_avals=bwd_avals
+        )
+        for traced in (primal, fwd, bwd):
+            if traced.captures:
+                raise TypeError(
+                    f"custom_vjp: {traced.name} closes over traced values; pass them as arguments"
+                )
+        op = ad.CustomVJPOp(primal.func_op, fwd.func_op, bwd.func_op, _call_operands(primal, leaves))
+        return tree_unflatten(primal.out_tree, _emit_results(op))
+
+
+def checkpoint(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Rematerialization: values inside `fn` are recomputed in the reverse sweep, not saved."""
+
+    @functools.wraps(fn)
+    def staged(*args: Any) -> Any:
+        leaves, _ = tree_flatten(list(args))
+        traced = _trace_child(fn, args)
+        op = ad.CheckpointOp(traced.func_op, _call_operands(traced, leaves))
+        return tree_unflatten(traced.out_tree, _emit_results(op))
+
+    return _eager_capable(staged)
+
+
+remat = checkpoint
+
+
+def _eager_capable(staged: Callable[..., Any]) -> Callable[..., Any]:
+    """Staged under a trace; otherwise traced as its own program and run at once."""
+
+    @functools.wraps(staged)
+    def wrapper(*args: Any) -> Any:
+        if current_frame() is not None:
+            return staged(*args)
+        return api(staged)(*args)
+
+    return wrapper
