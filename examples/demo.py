@@ -78,7 +78,7 @@ def python_model() -> None:
     banner("4. Differentiation on the IR: the request, then irgrad-opt -p autodiff")
     grad_program = ig.trace(ig.value_and_grad(loss), params, x, labels)
     text = str(grad_program)
-    print(text[text.index("autodiff.value_and_grad") - 40 :].split("\n")[0].strip())
+    print(next(line.strip() for line in text.splitlines() if "autodiff.value_and_grad" in line))
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(text)
     derived = tool("irgrad-opt", f.name, "-p", "autodiff,canonicalize,cse")

@@ -182,7 +182,9 @@ def take_along_axis(x: Any, indices: Any, axis: int) -> Tracer:
     src_shape = tuple(out_shape[i] if i != ax else n for i in range(t.ndim))
     t = support.broadcast_to(t, src_shape)
     strides = np.cumprod((*src_shape[1:], 1)[::-1])[::-1]
-    flat = lax.binary(nn.MulOp, idx, _full(idx.shape, int(strides[ax]), idx.dtype))
+    flat = idx
+    if strides[ax] != 1:
+        flat = lax.binary(nn.MulOp, idx, _full(idx.shape, int(strides[ax]), idx.dtype))
     for i in range(t.ndim):
         if i == ax or out_shape[i] == 1:
             continue
