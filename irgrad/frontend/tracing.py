@@ -343,6 +343,7 @@ class Program:
     def __init__(self, module: ModuleOp, traced: TracedFunction):
         self.module = module
         self.traced = traced
+        self._expanded: ModuleOp | None = None
 
     @property
     def entry(self) -> str:
@@ -359,10 +360,20 @@ class Program:
     def as_text(self, debuginfo: bool = False) -> str:
         out = StringIO()
         Printer(stream=out, print_debuginfo=debuginfo).print_op(self.module)
-        return out.getvalue() + "\n"
+        # End as irgrad-opt (xDSL's MLIR target) ends a module, with a blank line, so that
+        # `irgrad-opt` of the printed program reproduces it byte for byte.
+        return out.getvalue() + "\n\n"
 
     def __str__(self) -> str:
         return self.as_text()
+
+    def executable_module(self) -> ModuleOp:
+        """The module with its autodiff requests expanded, computed once per program."""
+        if self._expanded is None:
+            from irgrad.backends.interpreter.runner import expand_autodiff
+
+            self._expanded = expand_autodiff(self.module)
+        return self._expanded
 
     def __call__(self, *args: Any) -> Any:
         from irgrad.backends.interpreter import run_function
@@ -374,16 +385,25 @@ class Program:
                 f"for {self.traced.in_tree!r}"
             )
         inputs = [_as_input(x, a) for x, a in zip(leaves, self.in_avals)]
-        results = run_function(self.module, self.entry, inputs)
+        results = run_function(self.executable_module(), self.entry, inputs)
         outs = [np.asarray(r) for r in results]
         return tree_unflatten(self.traced.out_tree, outs)
 
 
 def _as_input(x: Any, aval: ShapeDtype) -> np.ndarray:
+    """`x` as the program's argument: Python scalars and narrow integer arrays (int8, uint16,
+    ...) take the argument's dtype, as they did when traced; other mismatches are the
+    interpreter's to report."""
     array = np.asarray(x)
-    if array.dtype != aval.dtype and isinstance(x, (bool, int, float)):
-        array = array.astype(aval.dtype)
-    return array
+    if array.dtype == aval.dtype:
+        return array
+    if isinstance(x, (bool, int, float)):
+        return array.astype(aval.dtype)
+    try:
+        traced_as = dtypes.array_dtype_of(array)
+    except TypeError:
+        return array
+    return array.astype(aval.dtype) if traced_as == aval.dtype else array
 
 
 def trace(fn: Callable[..., Any], *example_args: Any) -> Program:

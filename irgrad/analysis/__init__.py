@@ -1,0 +1,1 @@
+"""Analyses over IR that passes, benchmarks and tests share (cost models, op counts)."""
