@@ -11,7 +11,7 @@ from typing import Any
 
 import irgrad as ig
 from irgrad.frontend import dtypes
-from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -34,13 +34,13 @@ def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
     if not dtypes.is_int(label_info.dtype):
         raise DTypeError(
             f"softmax_cross_entropy: labels must be integer class indices, got {label_info.dtype}"
-            f" (for one-hot or soft targets, use -mean(sum(targets * ig.log_softmax(logits), -1))){where()}"
+            f" (for one-hot or soft targets, use -mean(sum(targets * ig.log_softmax(logits), -1))){user_site()}"
         )
     logits_shape = _shape(logits)
     if not logits_shape or tuple(logits_shape[:-1]) != label_info.shape:
         raise ShapeError(
             f"softmax_cross_entropy: logits {tuple(logits_shape)} must be labels' shape "
-            f"{label_info.shape} plus a class axis{where()}"
+            f"{label_info.shape} plus a class axis{user_site()}"
         )
     log_probs = ig.log_softmax(logits, axis=-1)
     picked = ig.take_along_axis(log_probs, ig.expand_dims(labels, -1), axis=-1)

@@ -175,6 +175,12 @@ def _check_numeric(op: NNOperation, t: Attribute, what: str = "operand") -> None
         raise op.error(f"{what} must be numeric (not i1), got {t}")
 
 
+def _check_int(op: NNOperation, t: Attribute, what: str = "operand") -> None:
+    assert isinstance(t, TensorType)
+    if not is_int(t.get_element_type()):
+        raise op.error(f"{what} must have an integer element type (i1, i32 or i64), got {t}")
+
+
 # ---------------------------------------------------------------------------------------------
 # Creation
 # ---------------------------------------------------------------------------------------------
@@ -479,6 +485,7 @@ class ElementwiseBinaryOp(NNOperation, ABC):
     result = result_def(T)
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
 
+    # Which element types the op ACCEPTS: "float", "numeric" (no i1), "int" (i1, i32, i64) or "any".
     ACCEPTS: ClassVar[str] = "numeric"
 
     def __init__(self, lhs: Value, rhs: Value):
@@ -489,6 +496,8 @@ class ElementwiseBinaryOp(NNOperation, ABC):
             _check_float(self, self.lhs.type)
         elif self.ACCEPTS == "numeric":
             _check_numeric(self, self.lhs.type)
+        elif self.ACCEPTS == "int":
+            _check_int(self, self.lhs.type)
 
 
 @irdl_op_definition
@@ -682,6 +691,67 @@ class ConvertOp(NNOperation):
         t = cast(TensorType, self.operand.type)
         r = cast(TensorType, self.result.type)
         return tensor(t.get_shape(), r.get_element_type())
+
+
+@irdl_op_definition
+class AndOp(ElementwiseBinaryOp):
+    """Elementwise bitwise and (logical and on i1).  `%z = nn.and %x, %y : tensor<4xi32>`"""
+
+    name = "nn.and"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class OrOp(ElementwiseBinaryOp):
+    """Elementwise bitwise or (logical or on i1).  `%z = nn.or %x, %y : tensor<4xi32>`"""
+
+    name = "nn.or"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class XorOp(ElementwiseBinaryOp):
+    """Elementwise bitwise exclusive or (`!=` on i1).  `%z = nn.xor %x, %y : tensor<4xi32>`"""
+
+    name = "nn.xor"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+class ShiftOp(ElementwiseBinaryOp, ABC):
+    """A shift of `lhs`'s bit pattern by `rhs` bits, elementwise, on i32 or i64.
+
+    Every input has a defined result: an amount outside 0 .. bit width - 1 (negative included)
+    gives 0, as StableHLO's shifts do, where arith's shifts would be poison.
+    """
+
+    ACCEPTS: ClassVar[str] = "int"
+
+    def verify_semantics(self) -> None:
+        super().verify_semantics()
+        t = cast(TensorType, self.lhs.type)
+        if is_bool(t.get_element_type()):
+            raise self.error(f"operand must have element type i32 or i64, got {t}")
+
+
+@irdl_op_definition
+class ShiftLeftOp(ShiftOp):
+    """Elementwise `x << y`, bits shifted out are lost; 0 when y < 0 or y >= the bit width.
+
+    `%z = nn.shift_left %x, %y : tensor<4xi32>`
+    """
+
+    name = "nn.shift_left"
+
+
+@irdl_op_definition
+class ShiftRightLogicalOp(ShiftOp):
+    """Elementwise logical `x >> y`: the bit pattern shifts right and zeros fill from the left,
+    whatever the sign of x (numpy's `>>` on the unsigned type); 0 when y < 0 or y >= the bit width.
+
+    `%z = nn.shift_right_logical %x, %y : tensor<4xi32>`
+    """
+
+    name = "nn.shift_right_logical"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1472,6 +1542,11 @@ NN = Dialect(
         CompareOp,
         SelectOp,
         ConvertOp,
+        AndOp,
+        OrOp,
+        XorOp,
+        ShiftLeftOp,
+        ShiftRightLogicalOp,
         ReduceSumOp,
         ReduceMaxOp,
         ReduceMinOp,

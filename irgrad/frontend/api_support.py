@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from irgrad.frontend import dtypes
-from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.pytree import tree_flatten, tree_unflatten
 from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, as_tracer, current_frame, trace
 
@@ -144,7 +144,7 @@ def broadcast_shapes(op_name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
     except ValueError:
         raise ShapeError(
             f"{op_name}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast"
-            f"{where()}"
+            f"{user_site()}"
         ) from None
 
 
@@ -157,10 +157,10 @@ def broadcast_to(x: Tracer, shape: Sequence[int]) -> Tracer:
         return x
     offset = len(shape) - x.ndim
     if offset < 0:
-        raise ShapeError(f"broadcast_to: cannot broadcast {x.shape} to {shape}{where()}")
+        raise ShapeError(f"broadcast_to: cannot broadcast {x.shape} to {shape}{user_site()}")
     for i, d in enumerate(x.shape):
         if d != 1 and d != shape[offset + i]:
-            raise ShapeError(f"broadcast_to: cannot broadcast {x.shape} to {shape}{where()}")
+            raise ShapeError(f"broadcast_to: cannot broadcast {x.shape} to {shape}{user_site()}")
     return lax.broadcast_in_dim(x, shape, list(range(offset, len(shape))))
 
 
@@ -187,10 +187,10 @@ def normalize_axes(op_name: str, axis: int | Sequence[int] | None, ndim: int) ->
     for a in axes:
         a = int(a)
         if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise ShapeError(f"{op_name}: axis {a} is out of range for an array of rank {ndim}{where()}")
+            raise ShapeError(f"{op_name}: axis {a} is out of range for an array of rank {ndim}{user_site()}")
         out.append(a % ndim if ndim else 0)
     if len(set(out)) != len(out):
-        raise ShapeError(f"{op_name}: repeated axis in {axis}{where()}")
+        raise ShapeError(f"{op_name}: repeated axis in {axis}{user_site()}")
     return sorted(out)
 
 
@@ -207,5 +207,5 @@ def check_dtype(op_name: str, x: Tracer, allowed: Sequence[np.dtype], what: str 
     if x.dtype not in allowed:
         raise DTypeError(
             f"{op_name}: {what} has dtype {x.dtype}; expected one of "
-            f"{', '.join(str(a) for a in allowed)}{where()}"
+            f"{', '.join(str(a) for a in allowed)}{user_site()}"
         )

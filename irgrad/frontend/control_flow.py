@@ -18,7 +18,7 @@ from xdsl.ir import Block, Region
 
 from irgrad.frontend import dtypes, lax
 from irgrad.frontend.api_support import api, is_scalar, lift
-from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
 from irgrad.frontend.tracing import FunctionFrame, ShapeDtype, Tracer, as_tracer, current_frame
 
@@ -63,13 +63,13 @@ def _match(op_name: str, what: str, results: list[Tracer], tree: TreeDef, want_t
            want: Sequence[ShapeDtype]) -> list[Tracer]:
     """Checks a body's outputs against the carried avals, converting weak Python scalars."""
     if tree != want_tree:
-        raise ShapeError(f"{op_name}: {what} returned structure {tree!r}, expected {want_tree!r}{where()}")
+        raise ShapeError(f"{op_name}: {what} returned structure {tree!r}, expected {want_tree!r}{user_site()}")
     out = []
     for i, (r, a) in enumerate(zip(results, want)):
         if r.shape != a.shape:
-            raise ShapeError(f"{op_name}: {what} output {i} has shape {r.shape}, expected {a.shape}{where()}")
+            raise ShapeError(f"{op_name}: {what} output {i} has shape {r.shape}, expected {a.shape}{user_site()}")
         if r.dtype != a.dtype:
-            raise DTypeError(f"{op_name}: {what} output {i} has dtype {r.dtype}, expected {a.dtype}{where()}")
+            raise DTypeError(f"{op_name}: {what} output {i} has dtype {r.dtype}, expected {a.dtype}{user_site()}")
         out.append(r)
     return out
 
@@ -81,7 +81,7 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
         return (true_fn if pred else false_fn)(*operands)
     p = lift(pred)
     if p.shape != ():
-        raise ShapeError(f"cond: the predicate must be a scalar, got shape {p.shape}{where()}")
+        raise ShapeError(f"cond: the predicate must be a scalar, got shape {p.shape}{user_site()}")
     if p.dtype != dtypes.bool_:
         p = lax.compare("ne", p, lax.convert(lift(0), p.dtype))
     frame = _frame()
@@ -158,7 +158,7 @@ def while_loop(cond_fn: Callable[[Any], Any], body_fn: Callable[[Any], Any], ini
     if len(c_res) != 1 or c_res[0].shape != () or c_res[0].dtype != dtypes.bool_:
         raise DTypeError(
             f"while_loop: cond_fn must return a bool scalar, got "
-            f"{[(r.shape, str(r.dtype)) for r in c_res]}{where()}"
+            f"{[(r.shape, str(r.dtype)) for r in c_res]}{user_site()}"
         )
     frame.scopes.append(before)
     try:

@@ -57,7 +57,7 @@ def user_location() -> tuple[str, int, int] | None:
     return frame.f_code.co_filename, frame.f_lineno, column
 
 
-def where() -> str:
+def user_site() -> str:
     """` (at file.py:12)` for messages; empty when no user frame is found."""
     loc = user_location()
     return f" (at {loc[0]}:{loc[1]})" if loc else ""

@@ -19,7 +19,7 @@ from irgrad.dialects import nn
 from irgrad.frontend import dtypes, lax
 from irgrad.frontend.api_support import lift
 from irgrad.frontend.constants import full
-from irgrad.frontend.errors import where
+from irgrad.frontend.errors import user_site
 from irgrad.frontend.tracing import Tracer
 
 
@@ -41,7 +41,7 @@ def getitem(x: Tracer, index: Any) -> Tracer:
     items = list(index) if isinstance(index, tuple) else [index]
     consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
     if consumed > x.ndim:
-        raise IndexError(f"too many indices for an array of shape {x.shape}: {index!r}{where()}")
+        raise IndexError(f"too many indices for an array of shape {x.shape}: {index!r}{user_site()}")
     # Identity, not `==`: items may be arrays or tracers, whose `==` is elementwise.
     ellipses = [k for k, i in enumerate(items) if i is Ellipsis]
     if len(ellipses) > 1:
@@ -73,7 +73,7 @@ def getitem(x: Tracer, index: Any) -> Tracer:
         elif _is_int(item):
             i = int(item)
             if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}{where()}")
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}{user_site()}")
             i %= n
             start.append(i)
             limit.append(i + 1)
@@ -88,7 +88,7 @@ def getitem(x: Tracer, index: Any) -> Tracer:
         ):
             raise IndexError(
                 "boolean mask indexing gives a data-dependent shape, which irgrad cannot trace; "
-                f"use ig.where instead{where()}"
+                f"use ig.where instead{user_site()}"
             )
         elif _is_index_array(item):
             start.append(0)
@@ -97,10 +97,10 @@ def getitem(x: Tracer, index: Any) -> Tracer:
             gathers.append((dim, item))
             out_shape.append(-3)  # marker: replaced by the index array's shape
         else:
-            raise IndexError(f"unsupported index {item!r}{where()}")
+            raise IndexError(f"unsupported index {item!r}{user_site()}")
         dim += 1
     if len(gathers) > 1:
-        raise IndexError(f"only one integer index array is supported, got {len(gathers)}{where()}")
+        raise IndexError(f"only one integer index array is supported, got {len(gathers)}{user_site()}")
 
     y = x
     if (start, limit, stride) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
@@ -128,7 +128,7 @@ def getitem(x: Tracer, index: Any) -> Tracer:
         axis = kept_dims.index(gdim)
         idx = lift(arr)
         if not dtypes.is_int(idx.dtype):
-            raise IndexError(f"index arrays must hold integers, got {idx.dtype}{where()}")
+            raise IndexError(f"index arrays must hold integers, got {idx.dtype}{user_site()}")
         y = lax.gather(y, idx, axis)
     # Insert the new axes where the `None`s were.
     final: list[int] = []

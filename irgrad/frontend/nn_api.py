@@ -14,7 +14,7 @@ from irgrad.frontend import dtypes, lax
 from irgrad.frontend import api_support as support
 from irgrad.frontend.api_support import api, lift, normalize_axes, require_float
 from irgrad.frontend.constants import full
-from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.tracing import Tracer
 
 
@@ -68,7 +68,7 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = dtypes.float32) -> Trace
     """`labels[..., None] == arange(num_classes)`, converted to `dtype` (out-of-range -> zeros)."""
     t = lift(labels)
     if not dtypes.is_int(t.dtype):
-        raise DTypeError(f"one_hot: labels must be integers, got {t.dtype}{where()}")
+        raise DTypeError(f"one_hot: labels must be integers, got {t.dtype}{user_site()}")
     shape = (*t.shape, int(num_classes))
     classes = lax.iota(shape, len(shape) - 1, t.dtype)
     expanded = lax.broadcast_in_dim(t, shape, list(range(t.ndim)))
@@ -80,7 +80,7 @@ def _pair(v: int | Sequence[int], name: str) -> tuple[int, int]:
         return (v, v)
     v = tuple(int(i) for i in v)
     if len(v) != 2:
-        raise ShapeError(f"{name} must be an int or a pair, got {v}{where()}")
+        raise ShapeError(f"{name} must be an int or a pair, got {v}{user_site()}")
     return v  # type: ignore[return-value]
 
 
@@ -95,7 +95,7 @@ def _padding4(padding: int | Sequence[int]) -> list[int]:
         return [int(p[0][0]), int(p[0][1]), int(p[1][0]), int(p[1][1])]
     if len(p) == 4:
         return [int(i) for i in p]
-    raise ShapeError(f"padding must be an int, a pair or pairs, got {padding}{where()}")
+    raise ShapeError(f"padding must be an int, a pair or pairs, got {padding}{user_site()}")
 
 
 @api
@@ -109,15 +109,15 @@ def conv2d(x: Any, w: Any, stride: int | Sequence[int] = 1, padding: int | Seque
         d = dtypes.float32
     a, b = lax.convert(a, d), lax.convert(b, d)
     if a.ndim != 4 or b.ndim != 4:
-        raise ShapeError(f"conv2d: x must be NCHW and w OIHW (4-D), got {a.shape} and {b.shape}{where()}")
+        raise ShapeError(f"conv2d: x must be NCHW and w OIHW (4-D), got {a.shape} and {b.shape}{user_site()}")
     if a.shape[1] != b.shape[1]:
         raise ShapeError(
-            f"conv2d: input channels differ: x {a.shape} has {a.shape[1]}, w {b.shape} has {b.shape[1]}{where()}"
+            f"conv2d: input channels differ: x {a.shape} has {a.shape[1]}, w {b.shape} has {b.shape[1]}{user_site()}"
         )
     s, dl, p = _pair(stride, "stride"), _pair(dilation, "dilation"), _padding4(padding)
     for i, (size, k) in enumerate(zip(a.shape[2:], b.shape[2:])):
         if size + p[2 * i] + p[2 * i + 1] < dl[i] * (k - 1) + 1:
-            raise ShapeError(f"conv2d: kernel {b.shape[2:]} is larger than the padded input {a.shape}{where()}")
+            raise ShapeError(f"conv2d: kernel {b.shape[2:]} is larger than the padded input {a.shape}{user_site()}")
     return lax.conv2d(a, b, s, p, dl)
 
 
@@ -127,7 +127,7 @@ def max_pool2d(x: Any, kernel_size: int | Sequence[int], stride: int | Sequence[
     """2-D max pooling over NCHW; stride defaults to the kernel size; padding counts as -inf."""
     t = require_float("max_pool2d", lift(x))
     if t.ndim != 4:
-        raise ShapeError(f"max_pool2d: x must be NCHW (4-D), got {t.shape}{where()}")
+        raise ShapeError(f"max_pool2d: x must be NCHW (4-D), got {t.shape}{user_site()}")
     k = _pair(kernel_size, "kernel_size")
     s = _pair(stride, "stride") if stride is not None else k
     return lax.max_pool2d(t, k, s, _padding4(padding))

@@ -26,7 +26,7 @@ from irgrad.frontend.api_support import (
     result_dtype,
 )
 from irgrad.frontend.constants import full as _full
-from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.tracing import Tracer
 
 # ---------------------------------------------------------------------------------------------
@@ -37,7 +37,7 @@ from irgrad.frontend.tracing import Tracer
 def _binary(op_name: str, op_class: type[nn.ElementwiseBinaryOp], x: Any, y: Any) -> Tracer:
     (a, b), d = operands(op_name, x, y)
     if d == dtypes.bool_ and op_class in (nn.AddOp, nn.SubOp, nn.MulOp, nn.DivOp):
-        raise DTypeError(f"{op_name}: not defined on bool arrays; convert with .astype(){where()}")
+        raise DTypeError(f"{op_name}: not defined on bool arrays; convert with .astype(){user_site()}")
     return lax.binary(op_class, a, b)
 
 
@@ -145,7 +145,7 @@ def _unary_float(op_class: type[nn.ElementwiseUnaryOp], x: Any) -> Tracer:
 def _unary_numeric(op_name: str, op_class: type[nn.ElementwiseUnaryOp], x: Any) -> Tracer:
     t = lift(x)
     if t.dtype == dtypes.bool_:
-        raise DTypeError(f"{op_name}: not defined on bool arrays{where()}")
+        raise DTypeError(f"{op_name}: not defined on bool arrays{user_site()}")
     return lax.unary(op_class, t)
 
 
@@ -353,7 +353,7 @@ def _check_nonempty(op_name: str, t: Tracer, axes: list[int]) -> None:
     if any(t.shape[a] == 0 for a in axes):
         raise ShapeError(
             f"{op_name}: zero-size reduction over axes {axes} of shape {t.shape} has no identity "
-            f"(numpy raises too){where()}"
+            f"(numpy raises too){user_site()}"
         )
 
 
@@ -441,7 +441,7 @@ def matmul(a: Any, b: Any) -> Tracer:
     d = dtypes.promote(dx, dy)
     x, y = lax.convert(x, d), lax.convert(y, d)
     if x.ndim == 0 or y.ndim == 0:
-        raise ShapeError(f"matmul: operands must not be scalars, got {x.shape} and {y.shape}{where()}")
+        raise ShapeError(f"matmul: operands must not be scalars, got {x.shape} and {y.shape}{user_site()}")
     squeeze_front = x.ndim == 1
     squeeze_back = y.ndim == 1
     if squeeze_front:
@@ -451,7 +451,7 @@ def matmul(a: Any, b: Any) -> Tracer:
     if x.shape[-1] != y.shape[-2]:
         raise ShapeError(
             f"matmul: contracting dimensions differ: {tuple(_shape(a))} @ {tuple(_shape(b))} "
-            f"({x.shape[-1]} vs {y.shape[-2]}){where()}"
+            f"({x.shape[-1]} vs {y.shape[-2]}){user_site()}"
         )
     batch = broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
     x = broadcast_to(x, (*batch, *x.shape[-2:]))

@@ -13,21 +13,21 @@ from irgrad.frontend import dtypes, lax
 from irgrad.frontend import api_support as support
 from irgrad.frontend.api_support import api, lift, normalize_axes
 from irgrad.frontend.constants import full as _full
-from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.tracing import Tracer
 
 
 def _resolve_shape(op_name: str, size: int, shape: Sequence[int]) -> tuple[int, ...]:
     shape = [int(d) for d in shape]
     if shape.count(-1) > 1:
-        raise ShapeError(f"{op_name}: can only infer one dimension, got {tuple(shape)}{where()}")
+        raise ShapeError(f"{op_name}: can only infer one dimension, got {tuple(shape)}{user_site()}")
     if -1 in shape:
         known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
         if known == 0 or size % known:
-            raise ShapeError(f"{op_name}: cannot reshape {size} elements into {tuple(shape)}{where()}")
+            raise ShapeError(f"{op_name}: cannot reshape {size} elements into {tuple(shape)}{user_site()}")
         shape[shape.index(-1)] = size // known
     if int(np.prod(shape, dtype=np.int64)) != size:
-        raise ShapeError(f"{op_name}: cannot reshape {size} elements into {tuple(shape)}{where()}")
+        raise ShapeError(f"{op_name}: cannot reshape {size} elements into {tuple(shape)}{user_site()}")
     return tuple(shape)
 
 
@@ -38,7 +38,7 @@ def reshape(x: Any, shape: int | Sequence[int]) -> Tracer:
         shape = (int(shape),)
     new_shape = _resolve_shape("reshape", t.size, shape)
     if new_shape != t.shape and t.size != int(np.prod(new_shape, dtype=np.int64)):
-        raise ShapeError(f"reshape: cannot reshape {t.shape} into {new_shape}{where()}")
+        raise ShapeError(f"reshape: cannot reshape {t.shape} into {new_shape}{user_site()}")
     return lax.reshape(t, new_shape)
 
 
@@ -50,7 +50,7 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Tracer:
     else:
         perm = [int(a) % builtins.max(t.ndim, 1) for a in axes]
         if sorted(perm) != list(range(t.ndim)):
-            raise ShapeError(f"transpose: axes {tuple(axes)} are not a permutation for shape {t.shape}{where()}")
+            raise ShapeError(f"transpose: axes {tuple(axes)} are not a permutation for shape {t.shape}{user_site()}")
     return lax.transpose(t, perm)
 
 
@@ -89,24 +89,24 @@ def squeeze(x: Any, axis: int | Sequence[int] | None = None) -> Tracer:
         axes = normalize_axes("squeeze", axis, t.ndim)
         for a in axes:
             if t.shape[a] != 1:
-                raise ShapeError(f"squeeze: axis {a} of shape {t.shape} is not 1{where()}")
+                raise ShapeError(f"squeeze: axis {a} of shape {t.shape} is not 1{user_site()}")
     return lax.reshape(t, [d for i, d in enumerate(t.shape) if i not in axes])
 
 
 @api
 def concatenate(arrays: Sequence[Any], axis: int = 0) -> Tracer:
     if len(arrays) == 0:
-        raise ShapeError(f"concatenate: needs at least one array{where()}")
+        raise ShapeError(f"concatenate: needs at least one array{user_site()}")
     d = support.result_dtype(*[a for a in arrays if not support.is_scalar(a)])
     ts = [lift(a, d) for a in arrays]
     ndim = ts[0].ndim
     if ndim == 0:
-        raise ShapeError(f"concatenate: zero-dimensional arrays cannot be concatenated{where()}")
+        raise ShapeError(f"concatenate: zero-dimensional arrays cannot be concatenated{user_site()}")
     ax = normalize_axes("concatenate", axis, ndim)[0]
     for t in ts[1:]:
         if t.ndim != ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, ts[0].shape)) if i != ax):
             raise ShapeError(
-                f"concatenate: shapes {', '.join(str(u.shape) for u in ts)} differ outside axis {ax}{where()}"
+                f"concatenate: shapes {', '.join(str(u.shape) for u in ts)} differ outside axis {ax}{user_site()}"
             )
     return lax.concatenate(ts, ax)
 
@@ -115,7 +115,7 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Tracer:
 def stack(arrays: Sequence[Any], axis: int = 0) -> Tracer:
     ts = [lift(a) for a in arrays]
     if not ts:
-        raise ShapeError(f"stack: needs at least one array{where()}")
+        raise ShapeError(f"stack: needs at least one array{user_site()}")
     ax = axis % (ts[0].ndim + 1)
     return concatenate([expand_dims(t, ax) for t in ts], axis=ax)
 
@@ -128,10 +128,10 @@ def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0
     t = lift(x)
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (t.ndim, 2))
     if (widths < 0).any():
-        raise ShapeError(f"pad: negative pad widths {pad_width}{where()}")
+        raise ShapeError(f"pad: negative pad widths {pad_width}{user_site()}")
     value = lift(constant_values, t.dtype)
     if value.shape != ():
-        raise ShapeError(f"pad: constant_values must be a scalar{where()}")
+        raise ShapeError(f"pad: constant_values must be a scalar{user_site()}")
     return lax.pad(t, value, widths[:, 0].tolist(), widths[:, 1].tolist())
 
 
@@ -139,7 +139,7 @@ def _index_array(op_name: str, indices: Any) -> Tracer:
     idx = lift(indices)
     if idx.dtype not in dtypes.INTS:
         if idx.dtype == dtypes.bool_ or dtypes.is_float(idx.dtype):
-            raise DTypeError(f"{op_name}: indices must be integers, got {idx.dtype}{where()}")
+            raise DTypeError(f"{op_name}: indices must be integers, got {idx.dtype}{user_site()}")
     return idx
 
 
@@ -162,7 +162,7 @@ def take_along_axis(x: Any, indices: Any, axis: int) -> Tracer:
     ax = normalize_axes("take_along_axis", axis, t.ndim)[0]
     if idx.ndim != t.ndim:
         raise ShapeError(
-            f"take_along_axis: indices {idx.shape} and array {t.shape} need the same rank{where()}"
+            f"take_along_axis: indices {idx.shape} and array {t.shape} need the same rank{user_site()}"
         )
     out_shape = support.broadcast_shapes(
         "take_along_axis",

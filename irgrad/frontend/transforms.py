@@ -23,7 +23,7 @@ from irgrad.dialects import autodiff as ad
 from irgrad.frontend import dtypes
 from irgrad.frontend.api_support import api, lift
 from irgrad.frontend.constants import full
-from irgrad.frontend.errors import DTypeError, ShapeError, where
+from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
 from irgrad.frontend.tracing import (
     ShapeDtype,
@@ -90,7 +90,7 @@ def _check_differentiable(name: str, traced: TracedFunction, positions: Sequence
         if not dtypes.is_float(aval.dtype):
             raise DTypeError(
                 f"{name} requires floating-point inputs, but flat argument {p} has dtype "
-                f"{aval.dtype} (shape {aval.shape}); integer and bool inputs have no gradient{where()}"
+                f"{aval.dtype} (shape {aval.shape}); integer and bool inputs have no gradient{user_site()}"
             )
 
 
@@ -116,12 +116,12 @@ def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has
         if len(out_leaves) < 1 or out_leaves[0].shape != () or not dtypes.is_float(out_leaves[0].dtype):
             raise TypeError(
                 f"grad requires a function returning a float scalar, got outputs "
-                f"{[(a.shape, str(a.dtype)) for a in out_leaves]}{where()}"
+                f"{[(a.shape, str(a.dtype)) for a in out_leaves]}{user_site()}"
             )
         if not has_aux and len(out_leaves) != 1:
             raise TypeError(
                 f"grad requires a scalar output; the function returned {len(out_leaves)} values "
-                f"(use has_aux=True to return auxiliary data){where()}"
+                f"(use has_aux=True to return auxiliary data){user_site()}"
             )
         operands = _call_operands(traced, leaves)
         callee = traced.func_op
@@ -177,7 +177,7 @@ def vjp(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[A
         for c, a in zip(ct_leaves, traced.out_avals):
             t = lift(c, a.dtype)
             if t.shape != a.shape:
-                raise ShapeError(f"vjp_fn: cotangent shape {t.shape} differs from the output's {a.shape}{where()}")
+                raise ShapeError(f"vjp_fn: cotangent shape {t.shape} differs from the output's {a.shape}{user_site()}")
             cts.append(t.value)
         op = ad.VJPOp(traced.func_op, _call_operands(traced, leaves), cts, positions)
         results = _emit_results(op)[len(traced.out_avals) :]
@@ -222,7 +222,7 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any])
             a = traced.in_avals[i]
             t = lift(t_leaves[i], a.dtype)
             if t.shape != a.shape:
-                raise ShapeError(f"jvp: tangent shape {t.shape} differs from primal shape {a.shape}{where()}")
+                raise ShapeError(f"jvp: tangent shape {t.shape} differs from primal shape {a.shape}{user_site()}")
             tans.append(t.value)
         op = ad.JVPOp(traced.func_op, _call_operands(traced, p_leaves), tans, positions)
         results = _emit_results(op)

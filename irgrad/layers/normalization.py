@@ -7,7 +7,7 @@ from typing import Any
 
 import irgrad as ig
 from irgrad.frontend import dtypes
-from irgrad.frontend.errors import where
+from irgrad.frontend.errors import user_site
 from irgrad.layers.base import Key, Layer, Params, ones, zeros
 
 
@@ -34,7 +34,7 @@ class LayerNorm(Layer):
         if tuple(shape[len(shape) - n :]) != self.normalized_shape:
             raise ig.ShapeError(
                 f"LayerNorm{self.normalized_shape}: input of shape {tuple(shape)} does not end "
-                f"with the normalized shape{where()}"
+                f"with the normalized shape{user_site()}"
             )
         axes = tuple(range(len(shape) - n, len(shape)))
         centered = ig.subtract(x, ig.mean(x, axis=axes, keepdims=True))

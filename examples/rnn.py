@@ -1,0 +1,35 @@
+"""An Elman RNN written with ig.fori_loop: h_t = tanh(h_{t-1} W + x_t U), loss on the last h.
+
+The loop traces to one scf.for (no unrolling); xs[i] with the traced counter i is a dynamic slice.
+Run: .venv/bin/python examples/rnn.py
+"""
+
+import numpy as np
+
+import irgrad as ig
+
+
+def rnn_loss(params, xs, target):
+    def step(i, h):
+        return ig.tanh(h @ params["w"] + xs[i] @ params["u"])
+
+    h0 = ig.zeros((xs.shape[1], params["w"].shape[0]))
+    h = ig.fori_loop(0, xs.shape[0], step, h0)
+    return ig.mean((h - target) ** 2)
+
+
+rng = np.random.default_rng(0)
+params = {
+    "w": (rng.standard_normal((8, 8)) * 0.3).astype(np.float32),
+    "u": (rng.standard_normal((3, 8)) * 0.3).astype(np.float32),
+}
+xs = rng.standard_normal((5, 2, 3)).astype(np.float32)  # (time, batch, features)
+target = rng.standard_normal((2, 8)).astype(np.float32)
+
+print(ig.trace(rnn_loss, params, xs, target))
+print("loss", float(ig.jit(rnn_loss)(params, xs, target)))
+try:
+    grads = ig.grad(rnn_loss)(params, xs, target)
+    print("gradient norms", ig.tree_map(lambda g: float(np.linalg.norm(g)), grads))
+except Exception as error:  # reverse mode through scf.for lands with the autodiff issue
+    print("grad through fori_loop:", type(error).__name__, str(error).splitlines()[0])
