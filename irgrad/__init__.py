@@ -10,6 +10,15 @@ trace to `nn` IR (or run at once on numpy arrays), JAX-style transforms and cont
 __version__ = "0.1.0"
 
 from irgrad.frontend import tensor_methods as _tensor_methods
+from irgrad.frontend.bitwise_api import (
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    invert,
+    left_shift,
+    right_shift,
+)
 from irgrad.frontend.check_grads import GradientCheckError, check_grads
 from irgrad.frontend.control_flow import cond, fori_loop, while_loop
 from irgrad.frontend.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
@@ -97,3 +106,4 @@ _tensor_methods.install()
 del _getitem
 
 from irgrad import layers, losses, optim  # noqa: E402  (they use the API above)
+from irgrad import random  # noqa: E402  (ig.random, built on the API above)

@@ -10,7 +10,8 @@ Rules of the analysis (one forward walk for varied, one backward walk for useful
 - ops declared `non_differentiable` (comparisons, sign, creation, `autodiff.stop_gradient`, rounding) have no
   varied results, whatever their operands;
 - an op with regions is treated as a whole: its results are varied when an operand or a value its regions
-  use from outside is varied (the transform then rejects it until control flow is supported).
+  use from outside is varied. The scf rules refine this per carried value (rules/scf.py), after outlining
+  the region into a function of its own and analysing that.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, Region, SSAValue
 
 from irgrad.autodiff.builder import is_float_type
 from irgrad.autodiff.registry import NON_DIFFERENTIABLE
@@ -43,6 +44,30 @@ def used_values(op: Operation) -> Iterator[SSAValue]:
         for operand in nested.operands:
             if operand not in inner:
                 yield operand
+
+
+def captured_values(regions: Sequence[Region]) -> list[SSAValue]:
+    """The values defined outside `regions` that ops inside them use, each once, in first-use order.
+
+    The order is the walk order, so an op and its clone list corresponding values at the same positions
+    (the reverse driver relies on it to pair a primal op's captured values with its clone's).
+    """
+    inner: set[SSAValue] = set()
+    for region in regions:
+        for nested in region.walk():
+            inner.update(nested.results)
+            for sub in nested.regions:
+                for block in sub.blocks:
+                    inner.update(block.args)
+        for block in region.blocks:
+            inner.update(block.args)
+    seen: dict[SSAValue, None] = {}
+    for region in regions:
+        for nested in region.walk():
+            for operand in nested.operands:
+                if operand not in inner:
+                    seen.setdefault(operand, None)
+    return list(seen)
 
 
 @dataclass

@@ -20,10 +20,10 @@ elementwise reverse rule with a primal-dependent factor uses them (Enzyme's `str
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-from xdsl.dialects import arith, func, math
+from xdsl.dialects import arith, func, math, tensor
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseIntOrFPElementsAttr,
@@ -66,16 +66,29 @@ def element_type(value: SSAValue) -> Attribute:
 class RuleBuilder:
     """Emits ops before `before` (or at the end of `block`) with the location set by `at`."""
 
-    def __init__(self, block: Block, deriver: Deriver | None = None, *, before: Operation | None = None):
+    def __init__(
+        self,
+        block: Block,
+        deriver: Deriver | None = None,
+        *,
+        before: Operation | None = None,
+        function: func.FuncOp | None = None,
+    ):
         self.block = block
         self.before = before
         self.deriver = deriver
+        self.function = function
+        """The primal function being differentiated (names the functions region rules outline)."""
         self.location: Attribute = UnknownLoc()
         self._needs: tuple[bool, ...] = ()
         self._results_needed: tuple[bool, ...] = ()
         self._constants: dict[tuple[Attribute, float], SSAValue] = {}
         self._is_zero: dict[SSAValue, SSAValue] = {}
         self.on_replace_primal: Callable[[Operation, Sequence[SSAValue]], None] | None = None
+        self.captured: list[SSAValue] = []
+        """For an op with regions: the values its regions use from outside, as in the generated function."""
+        self.saved: Any = None
+        """Reverse mode: what the op's augment rule returned in the forward sweep (None without one)."""
 
     # ---------------------------------------------------------------------------------------------------------
     # Driver interface
@@ -109,6 +122,18 @@ class RuleBuilder:
     def value(self, op: Operation) -> SSAValue:
         """Emit a single-result op and return its result."""
         return self.emit(op).results[0]
+
+    def nested(self, block: Block) -> RuleBuilder:
+        """A builder appending to `block` (the body of a region being built), with this one's location.
+
+        Constants this builder made are reused (they are emitted before the region's op, so they dominate
+        it); constants the nested builder makes stay inside the block.
+        """
+        inner = RuleBuilder(block, self.deriver, function=self.function)
+        inner.location = self.location
+        inner._constants = dict(self._constants)
+        inner._is_zero = dict(self._is_zero)
+        return inner
 
     # ---------------------------------------------------------------------------------------------------------
     # Constants
@@ -201,6 +226,10 @@ class RuleBuilder:
         if a is None:
             return None
         return self.mul(a, self.full_like(a, factor))
+
+    def int_op(self, op_type: type[Operation], a: Value, b: Value) -> Value:
+        """An integer (index) arithmetic op `op_type(a, b)`: loop counters and tape positions."""
+        return self.value(op_type(a, b))
 
     def is_zero(self, ct: Value) -> Value:
         """`ct == 0` (i1), computed once per value."""
@@ -366,6 +395,18 @@ class RuleBuilder:
     def dynamic_update_slice(self, a: Value, update: Value, starts: Sequence[Value]) -> Value:
         return self.value(nn.DynamicUpdateSliceOp(a, update, list(starts)))
 
+    def extract(self, a: Value, indices: Sequence[Value]) -> Value:
+        """`tensor.extract a[indices]`: one element, as a scalar."""
+        return self.value(tensor.ExtractOp(a, list(indices), element_type(a)))
+
+    def insert(self, scalar: Value, a: Value, indices: Sequence[Value]) -> Value:
+        """`tensor.insert scalar into a[indices]`: `a` with one element replaced."""
+        return self.value(tensor.InsertOp(scalar, a, list(indices)))
+
+    def from_elements(self, elements: Sequence[Value], type: TensorType) -> Value:
+        """`tensor.from_elements`: a tensor of `type` from its elements in row-major order."""
+        return self.value(tensor.FromElementsOp(*elements, result_type=type))
+
     def gather(self, a: Value, indices: Value, axis: int) -> Value:
         return self.value(nn.GatherOp(a, indices, axis))
 
@@ -394,6 +435,11 @@ class RuleBuilder:
         op = self.emit(func.CallOp(callee.sym_name.data, list(args), callee.function_type.outputs.data))
         return op.results
 
+    def lookup(self, ref: SymbolRefAttr, at: Operation) -> func.FuncOp:
+        """The `func.func` that `ref` names, seen from `at` (a custom_vjp's fwd and bwd, say)."""
+        assert self.deriver is not None, "this builder cannot look up functions"
+        return self.deriver.lookup(at, ref)
+
     def derive(
         self, callee: SymbolRefAttr, mode: str, wrt: Sequence[int], at: Operation, seeds: Sequence[int] | None = None
     ) -> func.FuncOp:
@@ -403,12 +449,14 @@ class RuleBuilder:
         return self.deriver.derive(callee, mode, tuple(wrt), at, None if seeds is None else tuple(seeds))
 
     def replace_primal(self, op: Operation, values: Sequence[SSAValue]) -> None:
-        """Forward mode only: `values` replace the results of the primal op `op`, which is erased.
+        """`values` replace the results of the primal op `op` (its clone in the generated function), which
+        is erased.
 
-        For a rule whose derivative computation also yields the primal results (a call of `@g_jvp`
-        returns `@g`'s results too), so the primal work is not done twice.
+        Forward mode: for a rule whose derivative computation also yields the primal results (a call of
+        `@g_jvp` returns `@g`'s results too), so the primal work is not done twice. Reverse mode, in an
+        augment rule: for a forward op that also saves what the reverse sweep needs (a loop writing a tape).
         """
-        assert self.on_replace_primal is not None, "replace_primal is only available in forward mode"
+        assert self.on_replace_primal is not None, "replace_primal is only available to jvp and augment rules"
         self.on_replace_primal(op, values)
 
 

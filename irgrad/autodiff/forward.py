@@ -2,7 +2,8 @@
 
 One walk in program order: each op is cloned, and when it is active its JVP rule emits the tangent of its
 results right after it, from the tangents of its operands (`None`, a symbolic zero, for inactive ones).
-Nothing is saved: tangents travel beside the primal values. Results that do not depend on a `wrt` argument
+Nothing is saved: tangents travel beside the primal values. An op with regions also gets the tangents of
+the values its regions capture from outside (`b.captured`), after its operands' ones. Results that do not depend on a `wrt` argument
 get zero tangents (of their own type, integers included, as `autodiff.jvp` promises).
 """
 
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
-from irgrad.autodiff.activity import analyze
+from irgrad.autodiff.activity import analyze, captured_values
 from irgrad.autodiff.builder import RuleBuilder, or_zeros
 from irgrad.autodiff.errors import RuleContractError
 from irgrad.autodiff.registry import JVP_RULES
@@ -51,7 +52,7 @@ def build_jvp(
         if activity.is_active(source.args[index]):
             tangents[source.args[index]] = target.args[n_args + k]
 
-    b = RuleBuilder(target, deriver)
+    b = RuleBuilder(target, deriver, function=primal)
     current: list[Operation] = []
 
     def replace_primal(clone: Operation, values: Sequence[SSAValue]) -> None:
@@ -71,7 +72,9 @@ def build_jvp(
         current[:] = [op]
         b.at(op.location, results=[activity.is_active(result) for result in op.results])
         rule = JVP_RULES[type(op)]
-        operand_tangents = [tangents.get(operand) for operand in op.operands]
+        captured = captured_values(op.regions)
+        b.captured = [value_map.get(v, v) for v in captured]
+        operand_tangents = [tangents.get(value) for value in (*op.operands, *captured)]
         out = rule(b, clone, *operand_tangents)
         result_tangents = [out] if out is None or isinstance(out, SSAValue) else list(out)
         if len(result_tangents) != len(op.results):

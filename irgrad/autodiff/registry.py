@@ -19,6 +19,14 @@ Contracts (the drivers in reverse.py and forward.py check them):
   zero (an inactive operand). It returns the result's tangent, or a list with one per result (`None` allowed).
 - `op` is the primal op as it stands in the generated function, so `op.operands` and `op.results` are the
   primal values there; the rule emits new ops through `b` (see builder.py) and never mutates `op`.
+- Ops with regions (scf.for, scf.if, scf.while) also read values their regions use from outside
+  (`b.captured`, in a fixed order): a VJP rule returns their cotangents after the operands' ones, and a JVP
+  rule is called with their tangents after the operands' ones.
+- An *augment rule* (reverse mode only, Enzyme's "augmented primal") runs in the forward sweep right after
+  the active op is cloned there: it may replace the clone by an op that also saves what the reverse sweep
+  needs (`b.replace_primal`: a loop that writes a tape, a call of a custom_vjp's `fwd`), and returns an object
+  the op's VJP rule later reads as `b.saved`. Ops without one save nothing: their VJP rule reads the forward
+  values it needs directly.
 
 Ops whose derivative is zero everywhere (creation ops, comparisons, sign, stop_gradient, rounding) are
 declared `non_differentiable`: activity analysis never marks their results active, so they need no rule.
@@ -51,8 +59,12 @@ OpClass: TypeAlias = type[Operation]
 MODES = ("vjp", "jvp")
 """`vjp`: reverse mode (cotangents flow from results to operands); `jvp`: forward mode."""
 
+AugmentRule: TypeAlias = Callable[..., Any]
+"""`rule(b: RuleBuilder, op: Operation) -> saved`, reverse mode's forward sweep; see `augment_rule`."""
+
 VJP_RULES: dict[OpClass, VJPRule] = {}
 JVP_RULES: dict[OpClass, JVPRule] = {}
+AUGMENT_RULES: dict[OpClass, AugmentRule] = {}
 NON_DIFFERENTIABLE: set[OpClass] = set()
 NOT_SUPPORTED_YET: dict[OpClass, str] = {}
 """Op class -> why (a clause of the error message)."""
@@ -82,6 +94,21 @@ def jvp_rule(*op_types: OpClass) -> Callable[[JVPRule], JVPRule]:
 
     def register(rule: JVPRule) -> JVPRule:
         _register(JVP_RULES, "jvp", op_types, rule)
+        return rule
+
+    return register
+
+
+def augment_rule(*op_types: OpClass) -> Callable[[AugmentRule], AugmentRule]:
+    """Register the decorated function as the forward-sweep half of each op class's reverse-mode rule.
+
+    Why a separate hook: a loop's reverse sweep needs every iteration's carried values, which only the
+    forward loop sees; the augment rule rewrites that loop (in the forward sweep, before any later op uses
+    it) to also write them to a tape, and hands the tape to the VJP rule as `b.saved`.
+    """
+
+    def register(rule: AugmentRule) -> AugmentRule:
+        _register(AUGMENT_RULES, "augment", op_types, rule)
         return rule
 
     return register

@@ -7,6 +7,7 @@ from xdsl.ir import Operation
 
 from irgrad.autodiff.activity import Activity
 from irgrad.autodiff.errors import AutodiffError
+from irgrad.autodiff.outline import describe
 from irgrad.autodiff.registry import NOT_SUPPORTED_YET, rule_file, rules_for
 
 MODE_NAMES = {"vjp": "reverse mode", "jvp": "forward mode", "reverse": "reverse mode", "forward": "forward mode"}
@@ -31,7 +32,7 @@ def require_rule(op: Operation, mode: str, activity: Activity) -> None:
     """Raise the user-facing error when the active op `op` has no `mode` rule."""
     if type(op) in rules_for(mode):
         return
-    function = f"@{activity.function.sym_name.data}"
+    function = describe(activity.function)
     reason = NOT_SUPPORTED_YET.get(type(op))
     if reason is not None:
         raise AutodiffError(

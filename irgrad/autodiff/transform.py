@@ -22,13 +22,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
 
 from irgrad.autodiff.builder import RuleBuilder
 from irgrad.autodiff.errors import AutodiffError
+from irgrad.autodiff.outline import describe, outline_block, record_origin, same_function_body
 from irgrad.autodiff.registry import load_rules
 from irgrad.dialects import autodiff as ad
 
@@ -45,6 +46,8 @@ class Deriver:
         self.expanded: set[func.FuncOp] = set()
         self.expanding: list[func.FuncOp] = []
         self.last_placed: dict[func.FuncOp, func.FuncOp] = {}
+        self.outlined: list[func.FuncOp] = []
+        """Functions made from regions (loop bodies, branches); those nothing calls are removed at the end."""
 
     # ---------------------------------------------------------------------------------------------------------
     # Derived functions
@@ -123,6 +126,49 @@ class Deriver:
         self.last_placed[primal] = derived
         return derived
 
+    def outline(self, primal: func.FuncOp, kind: str, block: Block, captured: Sequence[SSAValue]) -> func.FuncOp:
+        """`@<primal>_<kind>`: the function computing what `block` yields (outline.py), placed after `primal`.
+
+        An identical function outlined before (the same loop, differentiated for another request or mode) is
+        reused, so its derived functions are built once.
+        """
+        base = f"{primal.sym_name.data}_{kind}"
+        candidate = outline_block(base, block, captured)
+        for existing in self.outlined:
+            if existing.sym_name.data.startswith(base) and same_function_body(existing, candidate):
+                return existing
+        candidate.sym_name = StringAttr(self.fresh_name(primal, base))
+        region_op = block.parent_op()
+        record_origin(candidate, f"outlined from the {region_op.name if region_op else 'region'} in {describe(primal)}")
+        anchor = self.last_placed.get(primal, primal)
+        parent = primal.parent_block()
+        assert parent is not None
+        parent.insert_op_after(candidate, anchor)
+        self.last_placed[primal] = candidate
+        self.outlined.append(candidate)
+        return candidate
+
+    def fresh_name(self, at: Operation, base: str) -> str:
+        """`base`, or `base_<n>` with the smallest n not taken."""
+        name, n = base, 0
+        while SymbolTable.lookup_symbol(at, name) is not None:
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
+    def remove_unused(self) -> None:
+        """Erase the functions the pass made that nothing refers to any more: a loop body whose derivatives
+        were built from it but which no generated code calls, a derivative whose cotangent never arrived."""
+        generated = [*self.outlined, *self.cache.values()]
+        while True:
+            referenced = _referenced_symbols(self.module)
+            unused = [f for f in generated if f.parent is not None and f.sym_name.data not in referenced]
+            if not unused:
+                return
+            for function in unused:
+                function.detach()
+                function.erase()
+
     def unique_name(self, primal: func.FuncOp, mode: str, wrt: Sequence[int]) -> str:
         base = f"{primal.sym_name.data}_{mode}"
         candidates = [base, f"{base}_wrt_{'_'.join(str(i) for i in wrt)}"]
@@ -179,6 +225,16 @@ class Deriver:
         block.erase_op(op)
 
 
+def _referenced_symbols(module: ModuleOp) -> set[str]:
+    """The root names of every symbol reference held by an op of `module` (callees, fwd/bwd functions)."""
+    names: set[str] = set()
+    for op in module.walk():
+        for attr in (*op.properties.values(), *op.attributes.values()):
+            if isinstance(attr, SymbolRefAttr):
+                names.add(attr.root_reference.data)
+    return names
+
+
 def lower_derivative_control(module: ModuleOp) -> None:
     """Outside derivative code, stop_gradient is the identity and checkpoint/custom_vjp are plain calls."""
     for op in list(module.walk()):
@@ -220,6 +276,7 @@ class AutodiffPass(ModulePass):
                     deriver.expand(request)
                 else:
                     deriver.expand_requests(function)
+        deriver.remove_unused()
         lower_derivative_control(op)
 
 

@@ -181,6 +181,12 @@ def _check_int(op: NNOperation, t: Attribute, what: str = "operand") -> None:
         raise op.error(f"{what} must have an integer element type (i1, i32 or i64), got {t}")
 
 
+def _check_wide_int(op: NNOperation, t: Attribute, what: str = "operand") -> None:
+    assert isinstance(t, TensorType)
+    if not is_signless_int(t.get_element_type(), INDEX_INT_WIDTHS):
+        raise op.error(f"{what} must have element type i32 or i64, got {t}")
+
+
 # ---------------------------------------------------------------------------------------------
 # Creation
 # ---------------------------------------------------------------------------------------------
@@ -485,7 +491,8 @@ class ElementwiseBinaryOp(NNOperation, ABC):
     result = result_def(T)
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
 
-    # Which element types the op ACCEPTS: "float", "numeric" (no i1), "int" (i1, i32, i64) or "any".
+    # Which element types the op ACCEPTS: "float", "numeric" (no i1), "int" (i1, i32, i64),
+    # "wide_int" (i32, i64) or "any".
     ACCEPTS: ClassVar[str] = "numeric"
 
     def __init__(self, lhs: Value, rhs: Value):
@@ -498,25 +505,27 @@ class ElementwiseBinaryOp(NNOperation, ABC):
             _check_numeric(self, self.lhs.type)
         elif self.ACCEPTS == "int":
             _check_int(self, self.lhs.type)
+        elif self.ACCEPTS == "wide_int":
+            _check_wide_int(self, self.lhs.type)
 
 
 @irdl_op_definition
 class AddOp(ElementwiseBinaryOp):
-    """Elementwise x + y.  `%z = nn.add %x, %y : tensor<4xf32>`"""
+    """Elementwise x + y; integers wrap around.  `%z = nn.add %x, %y : tensor<4xf32>`"""
 
     name = "nn.add"
 
 
 @irdl_op_definition
 class SubOp(ElementwiseBinaryOp):
-    """Elementwise x - y.  `%z = nn.sub %x, %y : tensor<4xf32>`"""
+    """Elementwise x - y; integers wrap around.  `%z = nn.sub %x, %y : tensor<4xf32>`"""
 
     name = "nn.sub"
 
 
 @irdl_op_definition
 class MulOp(ElementwiseBinaryOp):
-    """Elementwise x * y.  `%z = nn.mul %x, %y : tensor<4xf32>`"""
+    """Elementwise x * y; integers wrap around.  `%z = nn.mul %x, %y : tensor<4xf32>`"""
 
     name = "nn.mul"
 
@@ -721,16 +730,10 @@ class ShiftOp(ElementwiseBinaryOp, ABC):
     """A shift of `lhs`'s bit pattern by `rhs` bits, elementwise, on i32 or i64.
 
     Every input has a defined result: an amount outside 0 .. bit width - 1 (negative included)
-    gives 0, as StableHLO's shifts do, where arith's shifts would be poison.
+    gives 0, as in XLA, where arith's shifts would be poison.
     """
 
-    ACCEPTS: ClassVar[str] = "int"
-
-    def verify_semantics(self) -> None:
-        super().verify_semantics()
-        t = cast(TensorType, self.lhs.type)
-        if is_bool(t.get_element_type()):
-            raise self.error(f"operand must have element type i32 or i64, got {t}")
+    ACCEPTS: ClassVar[str] = "wide_int"
 
 
 @irdl_op_definition

@@ -276,3 +276,23 @@ _DIALECTS["nn"] = _lazy_dialect("nn", "irgrad.dialects.nn", "NN")
 _DIALECTS["autodiff"] = _lazy_dialect("autodiff", "irgrad.dialects.autodiff", "Autodiff")
 
 register_pass("autodiff", lazy("irgrad.autodiff.transform", "AutodiffPass"))
+register_pass("checkpoint-chain", lazy("irgrad.autodiff.checkpoint_chain", "CheckpointChainPass"))
+register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"))
+register_pass("bufferize", lazy("irgrad.lowering.bufferize", "BufferizePass"))
+register_pass(
+    "convert-linalg-to-parallel-loops",
+    lazy("irgrad.lowering.linalg_to_loops", "ConvertLinalgToParallelLoopsPass"),
+)
+register_pass(
+    "convert-scf-parallel-to-scf",
+    lazy("irgrad.lowering.scf_parallel_to_scf", "ConvertScfParallelToScfPass"),
+)
+register_pass("convert-scf-to-cf", lazy("irgrad.lowering.scf_to_cf", "ConvertScfToCfPass"))
+register_pass("convert-arith-to-llvm", lazy("irgrad.lowering.arith_to_llvm", "ConvertArithToLLVMPass"))
+register_pass("convert-math-to-llvm", lazy("irgrad.lowering.math_to_llvm", "ConvertMathToLLVMPass"))
+register_pass(
+    "convert-memref-to-llvm", lazy("irgrad.lowering.memref_to_llvm", "ConvertMemRefToLLVMPass")
+)
+register_pass("convert-func-to-llvm", lazy("irgrad.lowering.func_to_llvm", "ConvertFuncToLLVMPass"))
+register_pass("convert-cf-to-llvm", lazy("irgrad.lowering.cf_to_llvm", "ConvertCfToLLVMPass"))
+register_pass("convert-to-llvm", lazy("irgrad.lowering.to_llvm", "ConvertToLLVMPass"))

@@ -82,6 +82,8 @@ def _run_eagerly(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str
 
 
 def _static_key(x: Any) -> Any:
+    if isinstance(x, float):
+        return (float, repr(x))  # -0.0 == 0.0 but they stage different constants
     try:
         hash(x)
         return (type(x), x)

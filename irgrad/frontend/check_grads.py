@@ -65,15 +65,19 @@ def check_grads(
     seed: int = 0,
 ) -> None:
     """Raises GradientCheckError with the worst relative error and where, if any check fails."""
+    from irgrad.frontend.api_support import api
     from irgrad.frontend.transforms import jvp, vjp
 
     rng = np.random.default_rng(seed)
     args = _to_f64(args)
 
     def check(f: Callable[..., Any], xs: list[Any], level: int) -> None:
+        # Traced, then run: `f` sees traced arguments, as under jvp/vjp, so code such as
+        # `xs[i]` with a loop counter `i` works (on numpy arguments it could not).
+        run = api(f)
         v = _random_like(xs, rng)
-        plus = f(*_axpy(eps, v, xs))
-        minus = f(*_axpy(-eps, v, xs))
+        plus = run(*_axpy(eps, v, xs))
+        minus = run(*_axpy(-eps, v, xs))
         fd = tree_unflatten(
             tree_flatten(plus)[1],
             [(np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps) for p, m in zip(tree_flatten(plus)[0], tree_flatten(minus)[0])],
@@ -92,7 +96,7 @@ def check_grads(
             def derivative(*ys: Any) -> Any:
                 return jvp(f, ys, v)[1] if "fwd" in modes else vjp(f, *ys)[1](_random_fixed)
 
-            _random_fixed = _random_like(f(*xs), np.random.default_rng(seed + level))
+            _random_fixed = _random_like(run(*xs), np.random.default_rng(seed + level))
             check(derivative, xs, level + 1)
 
     check(fn, list(args), 1)

@@ -27,13 +27,25 @@ def constant(x: Any, dtype: np.dtype | None = None) -> Tracer:
     array = np.asarray(x)
     d = dtypes.canonical(dtype) if dtype is not None else dtypes.array_dtype_of(array)
     array = array.astype(d, copy=False)
-    if array.size > 0 and array.size == np.count_nonzero(array == array.flat[0]) and array.size > 1:
+    if _is_splat(array):
         return full(array.shape, array.flat[0].item(), d)
     from irgrad.backends.interpreter import to_attribute
 
-    op = nn.ConstantOp(to_attribute(np.ascontiguousarray(array)))
+    # Not np.ascontiguousarray: it turns a 0-d array (a numpy scalar) into shape (1,).
+    op = nn.ConstantOp(to_attribute(np.asarray(array, order="C")))
     frame.emit(op)
     return frame.wrap(op.result)
+
+
+def _is_splat(array: np.ndarray) -> bool:
+    """All elements equal (NaN counting as equal to NaN), numpy scalars and 0-d arrays included."""
+    if array.size == 0:
+        return False
+    first = array.flat[0]
+    same = array == first
+    if dtypes.is_float(array.dtype) and np.isnan(first):
+        same = np.isnan(array)
+    return bool(np.all(same))
 
 
 def full(shape: tuple[int, ...], value: bool | int | float, dtype: np.dtype) -> Tracer:

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Block, Region
 
 from irgrad.frontend import dtypes, lax
-from irgrad.frontend.api_support import api, is_scalar, lift
+from irgrad.frontend.api_support import api, is_scalar, lift, result_dtype
 from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
 from irgrad.frontend.tracing import FunctionFrame, ShapeDtype, Tracer, as_tracer, current_frame
@@ -34,11 +34,13 @@ def _trace_region(
     arg_avals: Sequence[ShapeDtype],
     leading_block_types: Sequence[Any] = (),
     make_args: Callable[[list[Any]], Sequence[Any]] | None = None,
+    result_avals: Sequence[ShapeDtype] = (),
 ) -> tuple[Block, list[Tracer], Any]:
     """Traces `fn` into a fresh block whose arguments are `leading_block_types` then the avals.
 
     Returns the block (without terminator), the flat results as tracers of that block, and
-    the raw Python output.
+    the raw Python output. A Python scalar result takes the dtype of `result_avals` at its
+    position where it fits (weak typing), so `lambda i, c: 0.0` can carry a float64.
     """
     frame = _frame()
     block = Block(arg_types=[*leading_block_types, *[a.tensor_type() for a in arg_avals]])
@@ -47,10 +49,19 @@ def _trace_region(
         args = [Tracer(a, frame, block) for a in block.args]
         out = fn(*(make_args(args) if make_args else args))
         leaves, tree = tree_flatten(out)
-        results = [as_tracer(frame, leaf) for leaf in leaves]
+        want = list(result_avals) + [None] * (len(leaves) - len(result_avals))
+        results = [as_tracer(frame, leaf, _weak_dtype(leaf, w and w.dtype)) for leaf, w in zip(leaves, want)]
     finally:
         frame.scopes.pop()
     return block, results, (out, tree)
+
+
+def _weak_dtype(leaf: Any, other: np.dtype | None) -> np.dtype | None:
+    """The dtype a weak Python scalar result takes next to `other` (the carried dtype, or the
+    other branch's): `other` where the scalar fits it (JAX's weak typing), else its own."""
+    if not is_scalar(leaf) or other is None or dtypes.promote_weak(other, leaf) != other:
+        return None
+    return other
 
 
 def _carry(op_name: str, init: Any) -> tuple[list[Tracer], TreeDef, list[ShapeDtype]]:
@@ -61,7 +72,7 @@ def _carry(op_name: str, init: Any) -> tuple[list[Tracer], TreeDef, list[ShapeDt
 
 def _match(op_name: str, what: str, results: list[Tracer], tree: TreeDef, want_tree: TreeDef,
            want: Sequence[ShapeDtype]) -> list[Tracer]:
-    """Checks a body's outputs against the carried avals, converting weak Python scalars."""
+    """Checks a body's outputs against the carried avals (weak scalars were lifted to fit)."""
     if tree != want_tree:
         raise ShapeError(f"{op_name}: {what} returned structure {tree!r}, expected {want_tree!r}{user_site()}")
     out = []
@@ -88,23 +99,38 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
     flat_ops, ops_tree = tree_flatten(list(operands))
     op_tracers = [lift(x) for x in flat_ops]
 
-    def branch(fn: Callable[..., Any]):
+    def branch(fn: Callable[..., Any]) -> tuple[Block, list[Any], TreeDef]:
         block = Block()
         frame.scopes.append(block)
         try:
             args = tree_unflatten(ops_tree, [frame.resolve(t) for t in op_tracers])
-            out = fn(*args)
-            leaves, tree = tree_flatten(out)
-            results = [as_tracer(frame, leaf) for leaf in leaves]
+            leaves, tree = tree_flatten(fn(*args))
+            # Weak Python scalars are lifted once both branches are known (lift_scalars).
+            leaves = [leaf if is_scalar(leaf) else as_tracer(frame, leaf) for leaf in leaves]
         finally:
             frame.scopes.pop()
-        return block, results, tree
+        return block, leaves, tree
 
-    t_block, t_res, t_tree = branch(true_fn)
-    f_block, f_res, f_tree = branch(false_fn)
+    def lift_scalars(block: Block, leaves: list[Any], others: list[Any]) -> list[Tracer]:
+        """A scalar result takes the other branch's dtype where it fits (JAX's weak typing)."""
+        others = others + [None] * (len(leaves) - len(others))
+        frame.scopes.append(block)
+        try:
+            return [
+                leaf if isinstance(leaf, Tracer)
+                else as_tracer(frame, leaf, result_dtype(leaf, other) if is_scalar(other)
+                               else _weak_dtype(leaf, other.dtype if isinstance(other, Tracer) else None))
+                for leaf, other in zip(leaves, others)
+            ]
+        finally:
+            frame.scopes.pop()
+
+    t_block, t_leaves, t_tree = branch(true_fn)
+    f_block, f_leaves, f_tree = branch(false_fn)
+    t_res = lift_scalars(t_block, t_leaves, f_leaves)
+    f_res = lift_scalars(f_block, f_leaves, t_leaves)
     want = [ShapeDtype(r.shape, r.dtype) for r in t_res]
     f_res = _match("cond", "false_fn", f_res, f_tree, t_tree, want)
-    # Weak scalars may differ in dtype between branches; convert the false side's to match.
     t_block.add_op(scf.YieldOp(*[r.value for r in t_res]))
     f_block.add_op(scf.YieldOp(*[r.value for r in f_res]))
     condition = lax.extract_scalar(p)
@@ -138,7 +164,9 @@ def fori_loop(lower: Any, upper: Any, body_fn: Callable[[Any, Any], Any], init_v
         i = lax.scalar_to_tensor(iv.value)
         return body_fn(i, tree_unflatten(tree, list(vals)))
 
-    block, results, (_, out_tree) = _trace_region(body, avals, leading_block_types=[IndexType()])
+    block, results, (_, out_tree) = _trace_region(
+        body, avals, leading_block_types=[IndexType()], result_avals=avals
+    )
     results = _match("fori_loop", "body_fn", results, out_tree, tree, avals)
     block.add_op(scf.YieldOp(*[r.value for r in results]))
     op = scf.ForOp(lb, ub, one.result, [t.value for t in carry], block)
@@ -168,7 +196,7 @@ def while_loop(cond_fn: Callable[[Any], Any], body_fn: Callable[[Any], Any], ini
     before.add_op(scf.ConditionOp(condition, *before.args))
 
     after, b_res, (_, b_tree) = _trace_region(
-        lambda *vals: body_fn(tree_unflatten(tree, list(vals))), avals
+        lambda *vals: body_fn(tree_unflatten(tree, list(vals))), avals, result_avals=avals
     )
     b_res = _match("while_loop", "body_fn", b_res, b_tree, tree, avals)
     after.add_op(scf.YieldOp(*[r.value for r in b_res]))

@@ -42,6 +42,10 @@ def getitem(x: Tracer, index: Any) -> Tracer:
     consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
     if consumed > x.ndim:
         raise IndexError(f"too many indices for an array of shape {x.shape}: {index!r}{user_site()}")
+    # numpy: when the advanced indices (arrays and the ints beside them) are separated by a
+    # slice, None or `...`, the gathered dimensions go first in the result.
+    advanced = [k for k, i in enumerate(items) if i is not None and i is not Ellipsis and not isinstance(i, slice)]
+    separated = bool(advanced) and advanced != list(range(advanced[0], advanced[-1] + 1))
     # Identity, not `==`: items may be arrays or tracers, whose `==` is elementwise.
     ellipses = [k for k, i in enumerate(items) if i is Ellipsis]
     if len(ellipses) > 1:
@@ -85,7 +89,7 @@ def getitem(x: Tracer, index: Any) -> Tracer:
             dynamic.append((dim, item))
         elif isinstance(item, (bool, np.bool_)) or (
             isinstance(item, (np.ndarray, Tracer)) and np.dtype(item.dtype) == np.bool_
-        ):
+        ) or (isinstance(item, list) and np.asarray(item).dtype == np.bool_):
             raise IndexError(
                 "boolean mask indexing gives a data-dependent shape, which irgrad cannot trace; "
                 f"use ig.where instead{user_site()}"
@@ -134,15 +138,21 @@ def getitem(x: Tracer, index: Any) -> Tracer:
     final: list[int] = []
     it = iter(y.shape)
     gather_rank = lift(gathers[0][1]).ndim if gathers else 0
+    gather_at = 0
     for marker in out_shape:
         if marker == -2:
             final.append(1)
         elif marker == -3:
+            gather_at = len(final)
             final.extend(next(it) for _ in range(gather_rank))
         else:
             final.append(next(it))
     final.extend(it)
-    return lax.reshape(y, final)
+    y = lax.reshape(y, final)
+    if gathers and separated:
+        gathered = list(range(gather_at, gather_at + gather_rank))
+        y = lax.transpose(y, gathered + [d for d in range(len(final)) if d not in gathered])
+    return y
 
 
 def _wrap_negative(i: Tracer, n: int) -> Tracer:

@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
 
 from irgrad.frontend.errors import UnsupportedError
 from irgrad.frontend.pytree import tree_flatten, tree_unflatten
@@ -78,7 +77,9 @@ class Jitted:
         program = self.lower(*args)
         dynamic, _ = self._split(args)
         leaves, _ = tree_flatten(dynamic)
-        return program(*tree_unflatten(program.traced.in_tree, [np.asarray(x) for x in leaves]))
+        # Leaves go as they are: the program gives Python scalars their traced dtype (float32),
+        # which np.asarray would have made float64.
+        return program(*tree_unflatten(program.traced.in_tree, leaves))
 
 
 def jit(fn: Callable[..., Any] | None = None, *, backend: str = "interp", static_argnums: int | Sequence[int] = ()) -> Any:

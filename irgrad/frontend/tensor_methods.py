@@ -16,7 +16,7 @@ def _swap(fn):
 
 
 def install() -> None:
-    from irgrad.frontend import indexing, shape_api
+    from irgrad.frontend import bitwise_api, indexing, shape_api
 
     T = Tracer
     T.__add__ = lambda s, o: np_api.add(s, o)
@@ -36,7 +36,17 @@ def install() -> None:
     T.__neg__ = lambda s: np_api.negative(s)
     T.__pos__ = lambda s: s
     T.__abs__ = lambda s: np_api.abs(s)
-    T.__invert__ = lambda s: np_api.logical_not(s)
+    T.__invert__ = lambda s: bitwise_api.bitwise_not(s)
+    T.__and__ = lambda s, o: bitwise_api.bitwise_and(s, o)
+    T.__rand__ = _swap(bitwise_api.bitwise_and)
+    T.__or__ = lambda s, o: bitwise_api.bitwise_or(s, o)
+    T.__ror__ = _swap(bitwise_api.bitwise_or)
+    T.__xor__ = lambda s, o: bitwise_api.bitwise_xor(s, o)
+    T.__rxor__ = _swap(bitwise_api.bitwise_xor)
+    T.__lshift__ = lambda s, o: bitwise_api.left_shift(s, o)
+    T.__rlshift__ = _swap(bitwise_api.left_shift)
+    T.__rshift__ = lambda s, o: bitwise_api.right_shift(s, o)
+    T.__rrshift__ = _swap(bitwise_api.right_shift)
     T.__lt__ = lambda s, o: np_api.less(s, o)
     T.__le__ = lambda s, o: np_api.less_equal(s, o)
     T.__gt__ = lambda s, o: np_api.greater(s, o)

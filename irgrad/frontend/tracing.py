@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
@@ -313,6 +314,10 @@ def trace_function(
     )
 
 
+# What xDSL accepts as a value name (MLIR's suffix-id, ASCII only, not starting with a digit).
+_SSA_NAME = re.compile(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*")
+
+
 def _name_params(fn: Callable[..., Any], args: Sequence[Any], params: Sequence[Tracer]) -> None:
     """SSA names from the Python parameter names (`%x`, `%params_0`), so the IR reads like the code."""
     try:
@@ -329,7 +334,7 @@ def _name_params(fn: Callable[..., Any], args: Sequence[Any], params: Sequence[T
             t = next(it, None)
             if t is None:
                 return
-            if all(c.isalnum() or c in "_." for c in leaf_name):
+            if _SSA_NAME.fullmatch(leaf_name):  # else (`α`, `layer 1`) the value stays `%0`
                 t.value.name_hint = leaf_name
 
 

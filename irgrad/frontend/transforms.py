@@ -108,11 +108,8 @@ def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has
         positions, grad_tree, _ = _argnum_leaves(args, argnums)
         traced = _trace_child(fn, args)
         _check_differentiable("grad", traced, positions)
+        # With has_aux, fn returns (value, aux): the value is the first flat output.
         out_leaves = traced.out_avals
-        value_count = 1
-        if has_aux:
-            # fn returns (value, aux): the value is the first leaf of the first element.
-            value_count = 1
         if len(out_leaves) < 1 or out_leaves[0].shape != () or not dtypes.is_float(out_leaves[0].dtype):
             raise TypeError(
                 f"grad requires a function returning a float scalar, got outputs "
@@ -135,7 +132,7 @@ def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has
         else:
             op = ad.ValueAndGradOp(callee, operands, positions)
             results = _emit_results(op)
-            outs, grads = results[:value_count], results[value_count:]
+            outs, grads = results[:1], results[1:]
         out = tree_unflatten(traced.out_tree, outs)
         grad = tree_unflatten(grad_tree, grads)
         return (out, grad)
@@ -157,28 +154,38 @@ def grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool
     return g
 
 
-def vjp(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
-    """`(out, vjp_fn)`; `vjp_fn(cotangent)` returns one cotangent per primal (a tuple)."""
+def vjp(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """`(out, vjp_fn)`; `vjp_fn(cotangent)` returns one cotangent per primal (a tuple).
+
+    With `has_aux`, `fn` returns `(out, aux)` and vjp returns `(out, vjp_fn, aux)`, as in JAX.
+    """
     if current_frame() is None:
-        return _eager_vjp(fn, primals)
+        return _eager_vjp(fn, primals, has_aux)
     leaves, _ = tree_flatten(list(primals))
     traced = _trace_child(fn, primals)
     positions = [i for i, a in enumerate(traced.in_avals) if dtypes.is_float(a.dtype)]
     operands = _call_operands(traced, leaves)
     call = func.CallOp(traced.name, operands, [TensorType(dtypes.element_type(a.dtype), list(a.shape)) for a in traced.out_avals])
     outs = _emit_results(call)
-    out = tree_unflatten(traced.out_tree, outs)
+    out_tree = traced.out_tree
+    if has_aux:
+        if out_tree.kind != "tuple" or len(out_tree.children) != 2:
+            raise TypeError(f"vjp with has_aux=True needs fn to return a pair (out, aux), got {out_tree!r}")
+        out_tree, aux_tree = out_tree.children
+    n_out = out_tree.num_leaves
+    out = tree_unflatten(out_tree, outs[:n_out])
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         ct_leaves, ct_tree = tree_flatten(cotangent)
-        if ct_tree != traced.out_tree:
-            raise ValueError(f"vjp_fn: cotangent structure {ct_tree!r} differs from the output's {traced.out_tree!r}")
+        if ct_tree != out_tree:
+            raise ValueError(f"vjp_fn: cotangent structure {ct_tree!r} differs from the output's {out_tree!r}")
         cts = []
         for c, a in zip(ct_leaves, traced.out_avals):
             t = lift(c, a.dtype)
             if t.shape != a.shape:
                 raise ShapeError(f"vjp_fn: cotangent shape {t.shape} differs from the output's {a.shape}{user_site()}")
             cts.append(t.value)
+        cts += [full(a.shape, 0, a.dtype).value for a in traced.out_avals[n_out:]]  # aux: no cotangent
         op = ad.VJPOp(traced.func_op, _call_operands(traced, leaves), cts, positions)
         results = _emit_results(op)[len(traced.out_avals) :]
         flat: list[Any] = []
@@ -187,18 +194,24 @@ def vjp(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[A
             flat.append(next(it) if i in positions else full(a.shape, 0, a.dtype))
         return tuple(tree_unflatten(traced.in_tree, flat))
 
+    if has_aux:
+        return out, vjp_fn, tree_unflatten(aux_tree, outs[n_out:])
     return out, vjp_fn
 
 
-def _eager_vjp(fn: Callable[..., Any], primals: tuple[Any, ...]) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+def _eager_vjp(fn: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool) -> tuple[Any, ...]:
     out = _eager_capable(lambda *p: fn(*p))(*primals)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         def staged(p: Any, c: Any) -> Any:
-            return vjp(fn, *p)[1](c)
+            return vjp(fn, *p, has_aux=has_aux)[1](c)
 
         return _eager_capable(staged)(tuple(primals), cotangent)
 
+    if has_aux:
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise TypeError("vjp with has_aux=True needs fn to return a pair (out, aux)")
+        return out[0], vjp_fn, out[1]
     return out, vjp_fn
 
 

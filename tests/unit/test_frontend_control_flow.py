@@ -79,6 +79,30 @@ def test_cond_weak_scalar_results_follow_the_true_branch():
     check_traced(f, np.float32(X.sum()) if X.sum() > 0 else np.float32(0), X)
 
 
+def test_cond_weak_scalar_branch_takes_the_other_branchs_dtype():
+    """JAX's weak typing: a Python scalar result joins the other branch's dtype where it fits."""
+    x64 = X.astype(np.float64)
+    for flag, want in [(True, np.float64(x64.sum())), (False, np.float64(0.0))]:
+        p = np.array(flag)
+        assert_array(ig.trace(lambda x, p: ig.cond(p, lambda: ig.sum(x), lambda: 0.0), x64, p)(x64, p), want)
+        assert_array(ig.trace(lambda x, p: ig.cond(p, lambda: 0, lambda: ig.sum(x)), x64, p)(x64, p),
+                     np.float64(0.0) if flag else np.float64(x64.sum()))
+    p = np.array(False)
+    assert_array(ig.trace(lambda p: ig.cond(p, lambda: 1, lambda: 2.5), p)(p), np.float32(2.5))
+    assert_array(ig.trace(lambda p: ig.cond(p, lambda: 1, lambda: 2), p)(p), np.int32(2))
+    i = randint(0, 3, 3, seed=9)
+    with pytest.raises(ig.DTypeError, match="float32, expected int32"):
+        ig.trace(lambda i: ig.cond(i[0] > 0, lambda: ig.sum(i), lambda: 2.5), i)  # a float does not fit
+
+
+def test_loop_bodies_returning_weak_scalars_keep_the_carry_dtype():
+    s64 = np.array(-3.0)
+    assert_array(ig.trace(lambda s: ig.fori_loop(0, 2, lambda i, c: 0.5, s), s64)(s64), np.float64(0.5))
+    assert_array(ig.trace(lambda s: ig.while_loop(lambda c: c < 2.0, lambda c: 5.0, s), s64)(s64), np.float64(5.0))
+    with pytest.raises(ig.DTypeError, match="float32, expected int32"):
+        ig.trace(lambda i: ig.fori_loop(0, 2, lambda k, c: 0.5, i), np.array(1, np.int32))
+
+
 def test_cond_nested():
     def f(x):
         return ig.cond(x[0] > 0, lambda: ig.cond(x[1] > 0, lambda: x * 1.0, lambda: x * 2.0),

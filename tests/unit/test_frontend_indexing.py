@@ -68,6 +68,35 @@ def test_integer_array_index(index):
     check_traced(lambda a: a[..., index], lambda a: a[..., np.asarray(index)], X)
 
 
+I2 = np.array([[0, 1], [2, 3]])
+
+SEPARATED_ADVANCED_INDICES = [
+    (I2, None, 1),
+    (I2, Ellipsis, 1),
+    (1, slice(None), I2),
+    (None, 1, I2),
+    (1, I2, slice(None)),
+    (slice(None), 1, I2),
+    (slice(None), I2, Ellipsis, 1),
+    (slice(None), I2, 1, Ellipsis),
+    (None, I2, slice(None), 2),
+    (-1, slice(None, None, -1), I2[0]),
+]
+
+
+@pytest.mark.parametrize("index", SEPARATED_ADVANCED_INDICES, ids=repr)
+def test_advanced_indices_separated_by_a_slice_go_first(index):
+    """numpy's rule: an index array and ints separated by a slice, None or ... put the
+    gathered dimensions first; adjacent ones keep their place."""
+    check_traced(lambda a: a[index], lambda a: a[index], X)
+
+
+def test_traced_scalar_and_index_array_separated():
+    k = np.array(2, np.int32)
+    check_traced(lambda a, k: a[k, :, I2], lambda a, k: a[2, :, I2], X, k)
+    check_traced(lambda a, k: a[:, k, I2], lambda a, k: a[:, 2, I2], X, k)
+
+
 def test_traced_integer_index_array():
     idx = randint(-4, 4, 2, 3, seed=3)
     check_traced(lambda a, i: a[i], lambda a, i: a[i], X, idx)
@@ -124,7 +153,8 @@ def test_too_many_indices_raises_index_error():
         ig.trace(lambda a: a[0, 0, 0, 0], X)
 
 
-@pytest.mark.parametrize("mask", [np.array([True, False, True, False]), True], ids=["array", "python-bool"])
+@pytest.mark.parametrize("mask", [np.array([True, False, True, False]), True, [True, False, True, False]],
+                         ids=["array", "python-bool", "list"])
 def test_boolean_mask_raises_index_error(mask):
     with pytest.raises(IndexError, match="boolean mask"):
         ig.trace(lambda a: a[mask], X)

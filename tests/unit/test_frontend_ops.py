@@ -465,6 +465,15 @@ def test_numpy_scalars_are_strongly_typed():
     np.testing.assert_allclose(got, x.astype(np.float64) * 2)
 
 
+def test_eager_cache_tells_minus_zero_from_zero():
+    """Eager programs are cached per signature; a static -0.0 must not reuse 0.0's program."""
+    assert not np.signbit(ig.full((2,), 0.0)).any()
+    assert np.signbit(ig.full((2,), -0.0)).all()
+    x = np.array([-0.0], np.float32)
+    assert not np.signbit(ig.add(x, 0.0)).any()
+    assert np.signbit(ig.add(x, -0.0)).all()
+
+
 def test_eager_results_are_numpy_arrays():
     x = randn(2, 2, seed=50)
     for out in [ig.add(x, x), ig.sum(x), ig.exp(x), ig.less(x, 0.0), ig.zeros((2,)), ig.arange(3)]:

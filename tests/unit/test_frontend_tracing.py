@@ -80,6 +80,16 @@ def test_argument_names_come_from_parameter_names():
     assert sig.index("%params_layers_0_b") < sig.index("%params_w") < sig.index("%inputs")
 
 
+def test_names_that_are_not_valid_ssa_names_are_dropped():
+    """Non-ASCII or spaced names (valid Python, invalid MLIR) leave the value unnamed."""
+    x = randn(2, seed=24)
+    program = ig.trace(lambda α, p: α * p["layer 1"] + p["layer-2"], x, {"layer 1": x, "layer-2": x})
+    sig = _signature(program)
+    assert "%0: tensor<2xf32>" in sig and "%p_layer-2: tensor<2xf32>" in sig
+    assert "α" not in str(program) and "layer 1" not in str(program)
+    assert_array(program(x, {"layer 1": x, "layer-2": x}), x * x + x)
+
+
 def test_entry_name():
     def my_model(x):
         return x
@@ -140,6 +150,27 @@ def test_captured_numpy_arrays_and_scalars_become_constants():
     assert "nn.full 0.5 : tensor<3x2xf32>" in text
     assert "nn.full 1.0 : tensor<2xf32>" in text  # a splat array is an nn.full, not a dense payload
     assert_array(program(x), x @ table * 0.5 + 1, rtol=1e-6)
+
+
+def test_numpy_scalars_and_0d_arrays_keep_rank_0():
+    """A captured 0-d array (or numpy scalar) is a rank-0 constant, not shape (1,)."""
+    s = np.array(1.5, np.float32)
+    for const in (np.float64(2.0), np.array(np.nan, np.float32), np.array(-3, np.int32)):
+        got = ig.trace(lambda a: a * const, s)(s)
+        assert got.shape == ()
+        np.testing.assert_allclose(got, 1.5 * float(const))
+    assert "nn.full -3 : tensor<i32>" in str(ig.trace(lambda: np.array(-3, np.int32) + 0))
+
+
+def test_splat_constants_become_full_nan_and_inf_included():
+    """Non-finite splats print as `nn.full nan` (a dense payload would print them as hex)."""
+    for value, text in [(np.float32(np.inf), "nn.full inf : tensor<f32>"),
+                        (np.full(3, np.nan, np.float32), "nn.full nan : tensor<3xf32>"),
+                        (np.full((2, 2), -np.inf), "nn.full -inf : tensor<2x2xf64>"),
+                        (np.array([7], np.int64), "nn.full 7 : tensor<1xi64>")]:
+        program = ig.trace(lambda: value)
+        assert text in str(program)
+        assert_array(program(), value)
 
 
 def test_constant_outputs():

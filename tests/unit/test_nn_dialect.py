@@ -50,6 +50,7 @@ from irgrad.dialects.nn import (
     NN,
     AbsOp,
     AddOp,
+    AndOp,
     BroadcastInDimOp,
     CompareOp,
     ConcatenateOp,
@@ -71,6 +72,7 @@ from irgrad.dialects.nn import (
     MinimumOp,
     MulOp,
     NegOp,
+    OrOp,
     PadOp,
     PowOp,
     ReduceMaxOp,
@@ -81,6 +83,8 @@ from irgrad.dialects.nn import (
     RsqrtOp,
     ScatterAddOp,
     SelectOp,
+    ShiftLeftOp,
+    ShiftRightLogicalOp,
     SigmoidOp,
     SignOp,
     SinOp,
@@ -89,6 +93,7 @@ from irgrad.dialects.nn import (
     SubOp,
     TanhOp,
     TransposeOp,
+    XorOp,
 )
 
 f16 = Float16Type()
@@ -179,6 +184,8 @@ def dense(t: TensorType, values: Sequence[float] | Sequence[int]) -> DenseIntOrF
 UNARY_FLOAT = (ExpOp, LogOp, TanhOp, SigmoidOp, SqrtOp, RsqrtOp, SinOp, CosOp)
 UNARY_NUMERIC = (NegOp, AbsOp, SignOp, ReluOp)
 BINARY = (AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp)
+BITWISE = (AndOp, OrOp, XorOp)
+SHIFTS = (ShiftLeftOp, ShiftRightLogicalOp)
 
 INFERRED: list[Inferred] = [
     # Creation
@@ -219,6 +226,17 @@ INFERRED: list[Inferred] = [
     ),
     Inferred("convert_f16", (T(2, 3),), lambda a: ConvertOp(a[0], f16), T(2, 3, element=f16)),
     Inferred("convert_i1", (T(0, element=i64),), lambda a: ConvertOp(a[0], i1), T(0, element=i1)),
+    *(
+        Inferred(f"{op.name}_{e}", (T(2, 3, element=e),) * 2, lambda a, op=op: op(a[0], a[1]), T(2, 3, element=e))
+        for op in BITWISE
+        for e in (i1, i32, i64)
+    ),
+    *(
+        Inferred(f"{op.name}_{e}", (T(4, element=e),) * 2, lambda a, op=op: op(a[0], a[1]), T(4, element=e))
+        for op in SHIFTS
+        for e in (i32, i64)
+    ),
+    *(Inferred(f"{op.name}_rank0", (T(element=i32),) * 2, lambda a, op=op: op(a[0], a[1]), T(element=i32)) for op in SHIFTS),
     # Reductions
     Inferred("reduce_sum", (T(2, 3, 4),), lambda a: ReduceSumOp(a[0], axes=[1]), T(2, 4)),
     Inferred("reduce_sum_keepdims", (T(2, 3, 4),), lambda a: ReduceSumOp(a[0], axes=[1], keepdims=True), T(2, 1, 4)),
@@ -291,7 +309,7 @@ def test_every_op_has_a_builder_case() -> None:
     built = {type(build(c.arg_types, c.make)[1]) for c in INFERRED}
     missing = {op.name for op in NN.operations} - {op.name for op in built}
     assert not missing, f"no builder case for {sorted(missing)}"
-    assert len(list(NN.operations)) == 41
+    assert len(list(NN.operations)) == 46
 
 
 # ---------------------------------------------------------------------------------------------
@@ -525,6 +543,26 @@ REJECTED: list[Rejected] = [
     Rejected(
         "convert_shape", (T(4),), lambda a: generic(ConvertOp, a, T(2, 2, element=f16)),
         "'nn.convert' op result type tensor<2x2xf16> does not match the inferred type tensor<4xf16>",
+    ),
+    *(
+        Rejected(
+            f"{op.name}_{e}", (T(4, element=e),) * 2, lambda a, op=op: op(a[0], a[1]),
+            f"'{op.name}' op operand must have an integer element type (i1, i32 or i64), got tensor<4x{e}>",
+        )
+        for op in BITWISE
+        for e in (f32, bf16)
+    ),
+    *(
+        Rejected(
+            f"{op.name}_{e}", (T(4, element=e),) * 2, lambda a, op=op: op(a[0], a[1]),
+            f"'{op.name}' op operand must have element type i32 or i64, got tensor<4x{e}>",
+        )
+        for op in SHIFTS
+        for e in (i1, f64)
+    ),
+    Rejected(
+        "shift_amount_type", (T(4, element=i32), T(4, element=i64)), lambda a: ShiftLeftOp(a[0], a[1]),
+        "attribute tensor<4xi32> expected from variable 'T', but got tensor<4xi64>",
     ),
     # Reductions
     Rejected(

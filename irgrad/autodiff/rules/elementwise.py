@@ -18,13 +18,18 @@ from irgrad.dialects import nn
 
 T = SSAValue | None
 
-# Creation, comparison and piecewise-constant ops: their derivative is zero wherever it exists.
+# Creation, comparison, integer bitwise and piecewise-constant ops: their derivative is zero wherever it exists.
 non_differentiable(
     nn.ConstantOp,
     nn.FullOp,
     nn.IotaOp,
     nn.SignOp,
     nn.CompareOp,
+    nn.AndOp,
+    nn.OrOp,
+    nn.XorOp,
+    nn.ShiftLeftOp,
+    nn.ShiftRightLogicalOp,
     arith.ConstantOp,
     arith.CmpfOp,
     math.FloorOp,

@@ -30,6 +30,7 @@ from irgrad.backends.interpreter.errors import (
 from irgrad.backends.interpreter.linalg import LinalgFunctions
 from irgrad.backends.interpreter.math import MathFunctions
 from irgrad.backends.interpreter.memref import MemRefFunctions
+from irgrad.backends.interpreter.nn_bitwise import NNBitwiseFunctions
 from irgrad.backends.interpreter.nn_creation import NNCreationFunctions
 from irgrad.backends.interpreter.nn_data_movement import NNDataMovementFunctions
 from irgrad.backends.interpreter.nn_elementwise import NNElementwiseFunctions
@@ -53,6 +54,7 @@ FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
     LinalgFunctions,
     NNCreationFunctions,
     NNElementwiseFunctions,
+    NNBitwiseFunctions,
     NNReductionFunctions,
     NNDataMovementFunctions,
     NNLinearFunctions,

@@ -119,6 +119,17 @@ class TensorFunctions(InterpreterFunctions):
     @numpy_impl(tensor.ExtractOp)
     def run_extract(self, interpreter: Interpreter, op: tensor.ExtractOp, args: PythonValues):
         x, *indices = args
+        if any(isinstance(i, np.ndarray) and i.ndim > 0 for i in indices):
+            # Inside a vectorized linalg body (a gather, say): one element per loop point.
+            grid = np.broadcast_arrays(*(np.asarray(i, dtype=np.int64) for i in indices))
+            for d, (i, n) in enumerate(zip(grid, x.shape)):
+                if np.any((i < 0) | (i >= n)):
+                    bad = int(i[(i < 0) | (i >= n)].flat[0])
+                    raise UndefinedBehaviorError(
+                        f"index {bad} in dimension {d} is out of bounds for shape {list(x.shape)}",
+                        op,
+                    )
+            return (x[tuple(grid)],)
         return (x[check_index(op, x.shape, indices)],)
 
     @numpy_impl(tensor.InsertOp)

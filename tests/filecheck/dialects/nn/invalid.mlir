@@ -298,6 +298,51 @@ func.func @maximum_result(%a: tensor<4xf32>) {
 
 // -----
 
+// Bitwise ops take integers only.
+// CHECK: error: 'nn.and' op operand must have an integer element type (i1, i32 or i64), got tensor<4xf32>
+func.func @and_float(%a: tensor<4xf32>) {
+  %0 = nn.and %a, %a : tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// xor rejects floats of every width, bf16 included.
+// CHECK: error: 'nn.xor' op operand must have an integer element type (i1, i32 or i64), got tensor<2xbf16>
+func.func @xor_bf16(%a: tensor<2xbf16>) {
+  %0 = nn.xor %a, %a : tensor<2xbf16>
+  func.return
+}
+
+// -----
+
+// Shifts take i32 and i64, not i1.
+// CHECK: error: 'nn.shift_left' op operand must have element type i32 or i64, got tensor<4xi1>
+func.func @shift_left_i1(%a: tensor<4xi1>) {
+  %0 = nn.shift_left %a, %a : tensor<4xi1>
+  func.return
+}
+
+// -----
+
+// Shifts take integers only.
+// CHECK: error: 'nn.shift_right_logical' op operand must have element type i32 or i64, got tensor<4xf64>
+func.func @shift_right_logical_float(%a: tensor<4xf64>) {
+  %0 = nn.shift_right_logical %a, %a : tensor<4xf64>
+  func.return
+}
+
+// -----
+
+// The shift amount has the shifted value's type (no implicit conversion of the amount).
+// CHECK: error: 'nn.shift_left' op operand 'rhs' at position 1 does not verify: attribute tensor<4xi32> expected from variable 'T', but got tensor<4xi64>
+func.func @shift_amount_type(%a: tensor<4xi32>, %n: tensor<4xi64>) {
+  %0 = "nn.shift_left"(%a, %n) : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi32>
+  func.return
+}
+
+// -----
+
 // nn.compare operands have one type.
 // CHECK: error: 'nn.compare' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xi32>
 func.func @compare_operands(%a: tensor<4xf32>, %b: tensor<4xi32>) {

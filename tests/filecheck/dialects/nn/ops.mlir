@@ -202,6 +202,31 @@ func.func @convert(%x: tensor<2x3xf32>, %p: tensor<4xi1>, %b: tensor<bf16>) {
   func.return
 }
 
+// Bitwise ops: and/or/xor on i1, i32 and i64, shifts on i32 and i64 (rank 0 and zero-size too).
+// CHECK-LABEL: func.func @bitwise(
+// CHECK-SAME:      %[[I:.*]]: tensor<4xi32>, %[[J:.*]]: tensor<2x3xi64>, %[[P:.*]]: tensor<4xi1>, %[[S:.*]]: tensor<i32>, %[[Z:.*]]: tensor<0xi64>
+// CHECK-NEXT:    %[[AND:.*]] = nn.and %[[I]], %[[I]] : tensor<4xi32>
+// CHECK-NEXT:    %{{.*}} = nn.or %[[J]], %[[J]] : tensor<2x3xi64>
+// CHECK-NEXT:    %{{.*}} = nn.xor %[[P]], %[[P]] : tensor<4xi1>
+// CHECK-NEXT:    %{{.*}} = nn.and %[[P]], %[[P]] : tensor<4xi1>
+// CHECK-NEXT:    %{{.*}} = nn.or %[[P]], %[[P]] : tensor<4xi1>
+// CHECK-NEXT:    %{{.*}} = nn.shift_left %[[AND]], %[[I]] : tensor<4xi32>
+// CHECK-NEXT:    %{{.*}} = nn.shift_right_logical %[[J]], %[[J]] : tensor<2x3xi64>
+// CHECK-NEXT:    %{{.*}} = nn.shift_left %[[S]], %[[S]] : tensor<i32>
+// CHECK-NEXT:    %{{.*}} = nn.shift_right_logical %[[Z]], %[[Z]] {tag} : tensor<0xi64>
+func.func @bitwise(%i: tensor<4xi32>, %j: tensor<2x3xi64>, %p: tensor<4xi1>, %s: tensor<i32>, %z: tensor<0xi64>) {
+  %0 = nn.and %i, %i : tensor<4xi32>
+  %1 = nn.or %j, %j : tensor<2x3xi64>
+  %2 = nn.xor %p, %p : tensor<4xi1>
+  %3 = nn.and %p, %p : tensor<4xi1>
+  %4 = nn.or %p, %p : tensor<4xi1>
+  %5 = nn.shift_left %0, %i : tensor<4xi32>
+  %6 = nn.shift_right_logical %j, %j : tensor<2x3xi64>
+  %7 = nn.shift_left %s, %s : tensor<i32>
+  %8 = nn.shift_right_logical %z, %z {tag} : tensor<0xi64>
+  func.return
+}
+
 // -----------------------------------------------------------------------------------------------
 // Reductions
 // -----------------------------------------------------------------------------------------------

@@ -1,0 +1,35 @@
+"""The CPU backend: stage "llvm" IR compiled by LLVM (llvmlite) and called with numpy.
+
+- `compile_module(module) -> CompiledModule`: translate, optimize at O3 for the host CPU,
+  emit object code and load it (`jit`);
+- `CompiledModule.function(name, arg_types, result_types) -> CompiledFunction`: a callable
+  taking and returning numpy arrays (`abi`);
+- `object_code(compiled) -> bytes` and `load_object(bytes) -> CompiledModule`: the object
+  file, for an on-disk cache, and back;
+- `to_llvm_ir(module)`: the llvmlite module (`translate`).
+"""
+
+from irgrad.backends.cpu.abi import ArgumentError, CompiledFunction
+from irgrad.backends.cpu.jit import (
+    CompiledModule,
+    CompileError,
+    HostTarget,
+    compile_module,
+    host_target,
+    load_object,
+    object_code,
+)
+from irgrad.backends.cpu.translate import to_llvm_ir
+
+__all__ = [
+    "ArgumentError",
+    "CompileError",
+    "CompiledFunction",
+    "CompiledModule",
+    "HostTarget",
+    "compile_module",
+    "host_target",
+    "load_object",
+    "object_code",
+    "to_llvm_ir",
+]

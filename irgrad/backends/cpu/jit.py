@@ -1,0 +1,310 @@
+"""LLVM IR -> optimized machine code in this process: O3 for the host CPU, then MCJIT.
+
+`compile_module(module)` takes a stage-"llvm" module through `to_llvm_ir`, parses and
+verifies it with LLVM, optimizes it with the new pass manager at O3 (loop and SLP
+vectorization on) for the host CPU and its features, emits an object file and loads that
+into an MCJIT engine. Going through the object file always (instead of JITting the module
+directly) means the bytes `object_code()` returns for the on-disk cache are exactly what
+runs, and `load_object(bytes)` takes the same path as a fresh compile.
+
+Ownership (llvmlite): an engine owns the TargetMachine it was created with, so every engine
+gets its own; a `CompiledModule` keeps its engine alive, and every `CompiledFunction` keeps
+its `CompiledModule` alive, so a function's code is never freed while callable.
+
+Symbols: LLVM resolves external calls through symbols registered with `add_symbol`, not the
+process's dynamic symbol table, so `register_runtime_symbols` registers the C library and
+libm functions the generated code may call (and the compiler-rt helpers codegen may emit);
+`compile_module` refuses code that calls anything else, rather than letting a call jump to
+address 0.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import llvmlite.binding as llvm
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+
+from irgrad.backends.cpu.translate import to_llvm_ir
+from irgrad.diagnostics import IrgradError
+
+if TYPE_CHECKING:
+    from irgrad.backends.cpu.abi import CompiledFunction
+
+
+class CompileError(IrgradError):
+    """LLVM rejected the module, or the code needs a symbol this process lacks."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Initialization and symbols
+# ---------------------------------------------------------------------------------------------
+
+_LIBC_SYMBOLS = ("aligned_alloc", "malloc", "calloc", "free", "memcpy", "memmove", "memset")
+_LIBM_FUNCTIONS = (
+    "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+    "asinh", "acosh", "atanh", "pow", "erf", "erfc", "fmod", "remainder", "round",
+    "roundeven", "rint", "nearbyint", "trunc", "floor", "ceil", "fma", "copysign", "ldexp",
+    "frexp", "sincos", "fmin", "fmax", "fminimum", "fmaximum", "fminimum_num",
+    "fmaximum_num", "hypot",
+)  # fmt: skip
+_COMPILER_RT = (
+    "__truncdfhf2", "__truncsfhf2", "__extendhfsf2", "__gnu_h2f_ieee", "__gnu_f2h_ieee",
+    "__truncdfbf2", "__truncsfbf2", "__powisf2", "__powidf2", "__floattisf", "__floattidf",
+    "__floatuntisf", "__floatuntidf", "__fixsfti", "__fixdfti", "__fixunssfti",
+    "__fixunsdfti", "__divti3", "__udivti3", "__modti3", "__umodti3", "__muloti4",
+)  # fmt: skip
+
+_lock = threading.Lock()
+_initialized = False
+
+
+def _libraries() -> list[ctypes.CDLL]:
+    libraries = [ctypes.CDLL(None)]
+    for name in ("m", "gcc_s"):
+        path = ctypes.util.find_library(name)
+        if path:
+            try:
+                libraries.append(ctypes.CDLL(path))
+            except OSError:
+                pass
+    return libraries
+
+
+def register_runtime_symbols() -> None:
+    """Register the C functions generated code may call (once per process)."""
+    names = [
+        *_LIBC_SYMBOLS,
+        *(n + suffix for n in _LIBM_FUNCTIONS for suffix in ("", "f")),
+        *_COMPILER_RT,
+    ]
+    libraries = _libraries()
+    for name in names:
+        for library in libraries:
+            try:
+                function = getattr(library, name)
+            except AttributeError:
+                continue
+            address = ctypes.cast(function, ctypes.c_void_p).value
+            if address:
+                llvm.add_symbol(name, address)
+                break
+
+
+def initialize() -> None:
+    """Initialize LLVM's native target and the runtime symbols, once per process."""
+    global _initialized
+    with _lock:
+        if _initialized:
+            return
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        register_runtime_symbols()
+        _initialized = True
+
+
+# ---------------------------------------------------------------------------------------------
+# Target
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HostTarget:
+    """What the code is compiled for; part of any cache key of compiled objects."""
+
+    triple: str
+    cpu: str
+    features: str
+
+    @staticmethod
+    def detect() -> HostTarget:
+        initialize()
+        return HostTarget(
+            llvm.get_process_triple(),
+            llvm.get_host_cpu_name(),
+            llvm.get_host_cpu_features().flatten(),
+        )
+
+    def target_machine(self, opt_level: int = 3) -> llvm.TargetMachine:
+        """A new TargetMachine (an engine takes ownership of the one it is given)."""
+        target = llvm.Target.from_triple(self.triple)
+        return target.create_target_machine(
+            cpu=self.cpu, features=self.features, opt=opt_level, reloc="pic"
+        )
+
+
+_host: HostTarget | None = None
+
+
+def host_target() -> HostTarget:
+    global _host
+    if _host is None:
+        _host = HostTarget.detect()
+    return _host
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiling
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CompileStats:
+    """Seconds spent in each step of the last compile."""
+
+    translate: float = 0.0
+    parse: float = 0.0
+    optimize: float = 0.0
+    codegen: float = 0.0
+    load: float = 0.0
+
+
+@dataclass(eq=False)
+class CompiledModule:
+    """Machine code loaded into this process: function addresses and the object bytes.
+
+    Create it with `compile_module` or `load_object`. `function(name, arg_types,
+    result_types)` gives a numpy-callable `CompiledFunction`.
+    """
+
+    object_bytes: bytes
+    target: HostTarget
+    llvm_ir: str | None = None
+    """The LLVM IR before optimization (None when loaded from an object)."""
+    optimized_ir: str | None = None
+    """The LLVM IR after O3 (None when loaded from an object)."""
+    stats: CompileStats = field(default_factory=CompileStats)
+    _engine: llvm.ExecutionEngine | None = field(default=None, repr=False)
+
+    def address(self, name: str) -> int:
+        """The address of function `name`, or KeyError."""
+        assert self._engine is not None
+        address = self._engine.get_function_address(name)
+        if not address:
+            raise KeyError(f"no function @{name} in the compiled module")
+        return address
+
+    def has_function(self, name: str) -> bool:
+        assert self._engine is not None
+        return bool(self._engine.get_function_address(name))
+
+    def function(
+        self,
+        name: str,
+        arg_types: Sequence[Attribute],
+        result_types: Sequence[Attribute] = (),
+    ) -> CompiledFunction:
+        """The callable for `@name`; see `irgrad.backends.cpu.abi.CompiledFunction`."""
+        from irgrad.backends.cpu.abi import CompiledFunction
+
+        return CompiledFunction(self, name, arg_types, result_types)
+
+    def object_code(self) -> bytes:
+        return self.object_bytes
+
+
+def _optimize(ref: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int) -> None:
+    tuning = llvm.create_pipeline_tuning_options(speed_level=speed_level)
+    tuning.loop_vectorization = speed_level >= 2
+    tuning.slp_vectorization = speed_level >= 2
+    tuning.loop_unrolling = speed_level >= 2
+    builder = llvm.create_pass_builder(tm, tuning)
+    builder.getModulePassManager().run(ref, builder)
+
+
+def _check_symbols(ref: llvm.ModuleRef) -> None:
+    for fn in ref.functions:
+        if not fn.is_declaration or fn.name.startswith("llvm."):
+            continue
+        if llvm.address_of_symbol(fn.name) is None:
+            raise CompileError(
+                f"the generated code calls @{fn.name}, which this process does not provide"
+            )
+
+
+def compile_module(module: ModuleOp, *, opt_level: int = 3) -> CompiledModule:
+    """Compile a stage-"llvm" module for the host CPU and load it.
+
+    Raises `ContractError` (located) if the module is not in stage "llvm" form, and
+    `CompileError` if LLVM rejects it.
+    """
+    initialize()
+    target = host_target()
+    stats = CompileStats()
+    start = time.perf_counter()
+    tm = target.target_machine(opt_level)
+    ir_module = to_llvm_ir(module, triple=target.triple, data_layout=str(tm.target_data))
+    text = str(ir_module)
+    stats.translate = time.perf_counter() - start
+
+    start = time.perf_counter()
+    try:
+        ref = llvm.parse_assembly(text)
+        ref.verify()
+    except RuntimeError as err:
+        raise CompileError(f"LLVM rejected the translated module: {err}") from err
+    stats.parse = time.perf_counter() - start
+
+    start = time.perf_counter()
+    if opt_level > 0:
+        _optimize(ref, tm, opt_level)
+    _check_symbols(ref)
+    optimized = str(ref)
+    stats.optimize = time.perf_counter() - start
+
+    start = time.perf_counter()
+    data = tm.emit_object(ref)
+    stats.codegen = time.perf_counter() - start
+
+    compiled = load_object(data, target=target)
+    compiled.llvm_ir = text
+    compiled.optimized_ir = optimized
+    compiled.stats.translate = stats.translate
+    compiled.stats.parse = stats.parse
+    compiled.stats.optimize = stats.optimize
+    compiled.stats.codegen = stats.codegen
+    return compiled
+
+
+def object_code(compiled: CompiledModule) -> bytes:
+    """The object file of a compiled module, for an on-disk cache."""
+    return compiled.object_bytes
+
+
+def load_object(data: bytes, *, target: HostTarget | None = None) -> CompiledModule:
+    """Load object code (from `object_code`, this host) into a new engine."""
+    initialize()
+    target = target or host_target()
+    start = time.perf_counter()
+    empty = llvm.parse_assembly("")
+    empty.triple = target.triple
+    engine = llvm.create_mcjit_compiler(empty, target.target_machine())
+    try:
+        engine.add_object_file(llvm.ObjectFileRef.from_data(bytes(data)))
+        engine.finalize_object()
+    except RuntimeError as err:
+        raise CompileError(f"could not load the object code: {err}") from err
+    compiled = CompiledModule(bytes(data), target, _engine=engine)
+    compiled.stats.load = time.perf_counter() - start
+    return compiled
+
+
+__all__ = [
+    "CompileError",
+    "CompileStats",
+    "CompiledModule",
+    "HostTarget",
+    "compile_module",
+    "host_target",
+    "initialize",
+    "load_object",
+    "object_code",
+]

@@ -1,0 +1,114 @@
+"""`nn.matmul` and `nn.conv2d`: contractions into a zero-filled accumulator.
+
+- A 2-D matmul in f32, f64, i32 or i64 is `linalg.matmul`; batched matmul is a generic with
+  loops `(b..., m, n, k)` (xDSL has no `linalg.batch_matmul`).
+- `conv2d` (NCHW input, OIHW weight) zero-pads the input when its padding is not zero (a
+  `linalg.fill` and a `tensor.insert_slice`), then is a generic with seven loops
+  `(n, o, oh, ow, c, kh, kw)`, the last three reductions, reading the input at
+  `(n, c, oh * stride_h + kh * dilation_h, ow * stride_w + kw * dilation_w)`.
+- f16 and bf16 accumulate in f32 (the body extends each operand with `arith.extf`) and round
+  once at the end, as the interpreter does; so their 2-D matmuls are generics too.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, cast
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr
+from xdsl.pattern_rewriter import RewritePattern
+
+from irgrad.dialects import nn
+from irgrad.dialects.nn import is_float
+from irgrad.lowering.nn_to_linalg.common import (
+    PARALLEL,
+    REDUCTION,
+    Emitter,
+    LoweringPattern,
+    affine_map,
+    compute_type,
+    constant,
+    convert_float_tensor,
+    dims,
+    element_of,
+    extend,
+    filled_constant,
+    generic,
+)
+from irgrad.lowering.nn_to_linalg.data_movement import pad_with
+
+
+def multiply_accumulate(acc_t: Attribute):
+    """The body `acc + a * b`, with `a` and `b` extended to the accumulator type first."""
+    mul, add = (arith.MulfOp, arith.AddfOp) if is_float(acc_t) else (arith.MuliOp, arith.AddiOp)
+
+    def body(e: Emitter, a: SSAValue, b: SSAValue, acc: SSAValue) -> list[SSAValue]:
+        return [e(add(acc, e(mul(extend(e, a, acc_t), extend(e, b, acc_t)))))]
+
+    return body
+
+
+class MatmulPattern(LoweringPattern):
+    OPS: ClassVar[tuple[type[Operation], ...]] = (nn.MatmulOp,)
+
+    def lower(self, b: Emitter, op: Operation) -> SSAValue:
+        op = cast(nn.MatmulOp, op)
+        t = element_of(op.lhs)
+        acc_t = compute_type(t)
+        shape = cast(TensorType, op.result.type).get_shape()
+        init = filled_constant(b, 0, shape, acc_t)
+        if len(shape) == 2 and acc_t == t:
+            return b(linalg.MatmulOp([op.lhs, op.rhs], [init]))
+        # Loops: batch dimensions, then m, n, k.
+        batch = len(shape) - 2
+        loops = batch + 3
+        bs = dims(range(batch))
+        m, n, k = dims([batch, batch + 1, batch + 2])
+        (result,) = generic(
+            b,
+            [op.lhs, op.rhs],
+            [affine_map(loops, [*bs, m, k]), affine_map(loops, [*bs, k, n])],
+            [init],
+            [affine_map(loops, [*bs, m, n])],
+            [PARALLEL] * (batch + 2) + [REDUCTION],
+            multiply_accumulate(acc_t),
+        )
+        return convert_float_tensor(b, result, t) if acc_t != t else result
+
+
+class Conv2DPattern(LoweringPattern):
+    OPS: ClassVar[tuple[type[Operation], ...]] = (nn.Conv2DOp,)
+
+    def lower(self, b: Emitter, op: Operation) -> SSAValue:
+        op = cast(nn.Conv2DOp, op)
+        t = element_of(op.input)
+        acc_t = compute_type(t)
+        stride = cast(tuple[int, ...], op.stride.get_values())
+        top, bottom, left, right = cast(tuple[int, ...], op.padding.get_values())
+        dilation = cast(tuple[int, ...], op.dilation.get_values())
+        x = op.input
+        if any((top, bottom, left, right)):
+            x = pad_with(b, x, constant(b, 0.0, t), [0, 0, top, left], [0, 0, bottom, right])
+        shape = cast(TensorType, op.result.type).get_shape()
+        init = filled_constant(b, 0.0, shape, acc_t)
+        n, o, oh, ow, c, kh, kw = dims(range(7))
+        row: AffineExpr = oh * stride[0] + kh * dilation[0]
+        col: AffineExpr = ow * stride[1] + kw * dilation[1]
+        (result,) = generic(
+            b,
+            [x, op.weight],
+            [affine_map(7, [n, c, row, col]), affine_map(7, [o, c, kh, kw])],
+            [init],
+            [affine_map(7, [n, o, oh, ow])],
+            [PARALLEL] * 4 + [REDUCTION] * 3,
+            multiply_accumulate(acc_t),
+        )
+        return convert_float_tensor(b, result, t) if acc_t != t else result
+
+
+def populate_linear_patterns(patterns: list[RewritePattern]) -> None:
+    patterns.extend([MatmulPattern(), Conv2DPattern()])
+

@@ -1,0 +1,118 @@
+"""`convert-scf-to-cf`: structured control flow to `cf` branches, `scf.while` included.
+
+Input invariant: `scf.for`, `scf.if`, `scf.index_switch`, `scf.while` (no `scf.parallel`:
+run convert-scf-parallel-to-scf first).
+Output IR: `cf.br`, `cf.cond_br`, `cf.switch` between blocks of the enclosing function.
+
+xDSL's pass of the same name lowers for, if and index_switch; its patterns are reused here
+as they are, and irgrad adds `scf.while`, which xDSL lacks, so that one pass lowers all of
+scf at once (lowering only some of it would leave multi-block regions inside the remaining
+scf ops, which their verifiers reject). irgrad's registration of this name replaces xDSL's.
+
+`scf.while` follows MLIR's SCFToControlFlow:
+
+    cf.br ^before(%init)
+  ^before(%args):            // the `before` region
+    ...
+    cf.cond_br %cond, ^after(%vals), ^continue(%vals)
+  ^after(%vals):             // the `do` region
+    ...
+    cf.br ^before(%next)
+  ^continue(%results):       // what followed the scf.while
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import cf, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import BlockInsertPoint, InsertPoint
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
+
+from irgrad.diagnostics import PassError
+
+
+def _terminated_by(blocks: list[Block], op_type: type) -> list[Block]:
+    return [block for block in blocks if isinstance(block.last_op, op_type)]
+
+
+class WhileLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.WhileOp, rewriter: PatternRewriter):
+        parent = op.parent_block()
+        assert parent is not None
+        continue_block = parent.split_before(op)
+        for k, t in enumerate(op.result_types):
+            rewriter.insert_block_argument(continue_block, k, t)
+
+        before_entry = op.before_region.first_block
+        after_entry = op.after_region.first_block
+        assert before_entry is not None and after_entry is not None
+        before_blocks = list(op.before_region.blocks)
+        after_blocks = list(op.after_region.blocks)
+        rewriter.inline_region(op.before_region, BlockInsertPoint.before(continue_block))
+        rewriter.inline_region(op.after_region, BlockInsertPoint.before(continue_block))
+
+        for block in _terminated_by(before_blocks, scf.ConditionOp):
+            condition = block.last_op
+            assert isinstance(condition, scf.ConditionOp)
+            rewriter.replace(
+                condition,
+                cf.ConditionalBranchOp(
+                    condition.condition,
+                    after_entry,
+                    condition.args,
+                    continue_block,
+                    condition.args,
+                ),
+            )
+        for block in _terminated_by(after_blocks, scf.YieldOp):
+            yield_op = block.last_op
+            assert yield_op is not None
+            rewriter.replace(yield_op, cf.BranchOp(before_entry, *yield_op.operands))
+
+        rewriter.insert(cf.BranchOp(before_entry, *op.arguments), InsertPoint.at_end(parent))
+        rewriter.replace(op, [], continue_block.args)
+
+
+class ParallelRejection(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ParallelOp, rewriter: PatternRewriter):
+        raise PassError(
+            "must be lowered before convert-scf-to-cf; run convert-scf-parallel-to-scf first",
+            op,
+        )
+
+
+@dataclass(frozen=True)
+class ConvertScfToCfPass(ModulePass):
+    """Lower scf.for/if/index_switch (xDSL's patterns) and scf.while to cf branches.
+
+    Input invariant: no scf.parallel. Output IR: cf branches between blocks.
+    """
+
+    name = "convert-scf-to-cf"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    ParallelRejection(),
+                    WhileLowering(),
+                    SwitchLowering(),
+                    IfLowering(),
+                    ForLowering(),
+                ]
+            )
+        ).rewrite_module(op)

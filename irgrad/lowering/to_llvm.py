@@ -1,0 +1,63 @@
+"""`convert-to-llvm`: stage "loops" to stage "llvm" (docs/design/cpu-pipeline.md), in one pass.
+
+Runs, in this order:
+1. convert-scf-parallel-to-scf  (serial loops; before scf-to-cf, which rejects scf.parallel)
+2. convert-memref-to-llvm       (its strided copies are scf.for nests: before scf-to-cf)
+3. convert-scf-to-cf            (scf.for/if/index_switch/while to branches)
+4. convert-arith-to-llvm
+5. convert-math-to-llvm
+6. convert-func-to-llvm         (with the packed entry wrappers)
+7. convert-cf-to-llvm
+8. reconcile-unrealized-casts   (the casts between the passes cancel out)
+then checks the result with `assert_stage_llvm`, so a leftover op or cast is a located error
+here rather than a failure in the LLVM translation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
+
+from irgrad.lowering.arith_to_llvm import ConvertArithToLLVMPass
+from irgrad.lowering.cf_to_llvm import ConvertCfToLLVMPass
+from irgrad.lowering.contracts import assert_stage_llvm
+from irgrad.lowering.func_to_llvm import ConvertFuncToLLVMPass
+from irgrad.lowering.math_to_llvm import ConvertMathToLLVMPass
+from irgrad.lowering.memref_to_llvm import ConvertMemRefToLLVMPass
+from irgrad.lowering.scf_parallel_to_scf import ConvertScfParallelToScfPass
+from irgrad.lowering.scf_to_cf import ConvertScfToCfPass
+
+
+@dataclass(frozen=True)
+class ConvertToLLVMPass(ModulePass):
+    """Lower stage "loops" (scf, memref, arith, math, func, cf) to the llvm dialect.
+
+    Input invariant: stage "loops". Output IR: stage "llvm" (only llvm ops in a
+    builtin.module), checked before the pass returns.
+    """
+
+    name = "convert-to-llvm"
+
+    packed_interface: bool = True
+
+    def passes(self) -> tuple[ModulePass, ...]:
+        return (
+            ConvertScfParallelToScfPass(),
+            ConvertMemRefToLLVMPass(),
+            ConvertScfToCfPass(),
+            ConvertArithToLLVMPass(),
+            ConvertMathToLLVMPass(),
+            ConvertFuncToLLVMPass(packed_interface=self.packed_interface),
+            ConvertCfToLLVMPass(),
+        )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for p in self.passes():
+            p.apply(ctx, op)
+        # Casts that do not cancel stay, and assert_stage_llvm names the first one.
+        reconcile_unrealized_casts(op, warn_on_failure=False)
+        assert_stage_llvm(op)

@@ -1,0 +1,152 @@
+"""`ig.jit`: one trace per input signature (shapes, dtypes, pytree structure, static values),
+static_argnums, transparency inside a trace, and backends that are not there yet.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irgrad as ig
+from _frontend_util import assert_array, randn
+
+X = randn(3, seed=1)
+Y = randn(3, seed=2)
+
+
+def _counting(fn):
+    """`fn` and a list that grows by one each time Python runs it (each trace)."""
+    calls: list[int] = []
+
+    def wrapped(*args):
+        calls.append(1)
+        return fn(*args)
+
+    wrapped.__name__ = fn.__name__
+    return wrapped, calls
+
+
+def test_jit_caches_per_signature():
+    def f(x, y):
+        return ig.sin(x) * y
+
+    fn, calls = _counting(f)
+    jitted = ig.jit(fn, backend="interp")
+    assert_array(jitted(X, Y), np.sin(X) * Y, rtol=1e-6)
+    assert len(calls) == 1
+    x2, y2 = randn(3, seed=3), randn(3, seed=4)
+    assert_array(jitted(x2, y2), np.sin(x2) * y2, rtol=1e-6)  # same shapes: no retrace
+    assert len(calls) == 1
+    assert_array(jitted(randn(2, 3, seed=5), Y), np.sin(randn(2, 3, seed=5)) * Y, rtol=1e-6)  # new shape
+    assert len(calls) == 2
+    jitted(X.astype(np.float64), Y)  # new dtype
+    assert len(calls) == 3
+    jitted(X, Y)
+    jitted(randn(2, 3, seed=6), Y)
+    assert len(calls) == 3
+
+
+def test_jit_pytree_structure_is_part_of_the_signature():
+    def f(p):
+        return ig.tree_map(lambda v: v * 2.0, p)
+
+    fn, calls = _counting(f)
+    jitted = ig.jit(fn)
+    out = jitted({"a": X, "b": (Y,)})
+    assert_array(out["a"], X * 2)
+    assert_array(out["b"][0], Y * 2)
+    jitted({"a": Y, "b": (X,)})
+    assert len(calls) == 1
+    jitted({"a": X, "b": [Y]})  # a list, not a tuple
+    jitted({"a": X, "c": (Y,)})  # another key
+    assert len(calls) == 3
+
+
+def test_jit_python_scalars_are_traced_by_type():
+    fn, calls = _counting(lambda x, s: x * s)
+    jitted = ig.jit(fn)
+    assert_array(jitted(X, 2.0), X * 2)
+    assert_array(jitted(X, 3.0), X * 3)
+    assert len(calls) == 1
+
+
+def test_jit_static_argnums():
+    def f(x, n, mode):
+        y = x
+        for _ in range(n):  # a Python loop over a static int
+            y = y * 2.0
+        return -y if mode == "neg" else y
+
+    fn, calls = _counting(f)
+    jitted = ig.jit(fn, static_argnums=(1, 2))
+    assert_array(jitted(X, 3, "neg"), -X * 8)
+    assert_array(jitted(Y, 3, "neg"), -Y * 8)
+    assert len(calls) == 1
+    assert_array(jitted(X, 2, "neg"), -X * 4)  # a new static value retraces
+    assert_array(jitted(X, 2, "pos"), X * 4)
+    assert len(calls) == 3
+
+
+def test_jit_static_argnums_int_and_decorator_forms():
+    @ig.jit(static_argnums=1)
+    def power(x, k):
+        return x ** k
+
+    assert_array(power(X, 3), X ** 3, rtol=1e-6)
+    assert_array(power(X, 2), X ** 2, rtol=1e-6)
+
+    @ig.jit
+    def double(x):
+        return x * 2
+
+    assert_array(double(X), X * 2)
+    assert double.__name__ == "double"
+
+
+def test_jit_lower_gives_the_program():
+    jitted = ig.jit(lambda x: ig.exp(x))
+    program = jitted.lower(X)
+    assert isinstance(program, ig.Program)
+    assert "nn.exp" in str(program)
+    assert jitted.lower(Y) is program
+
+
+def test_jit_is_transparent_inside_a_trace():
+    fn, calls = _counting(lambda x: ig.tanh(x) + 1.0)
+    jitted = ig.jit(fn)
+
+    def outer(x):
+        return jitted(x) * jitted(x * 2.0)
+
+    got = ig.trace(outer, X)(X)
+    assert_array(got, (np.tanh(X) + 1) * (np.tanh(2 * X) + 1), rtol=1e-6)
+    assert len(calls) == 2  # inlined at each call
+
+
+def test_jit_of_grad():
+    g = ig.jit(ig.grad(lambda x: ig.sum(ig.sin(x))))
+    assert_array(g(X), np.cos(X), rtol=1e-6)
+    assert_array(g(Y), np.cos(Y), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_jit_backend_not_available_yet(backend):
+    jitted = ig.jit(lambda x: x + 1.0, backend=backend)
+    with pytest.raises(NotImplementedError) as info:
+        jitted(X)
+    assert isinstance(info.value, ig.UnsupportedError)
+    assert repr(backend) in str(info.value) and "backend" in str(info.value)
+
+
+def test_jit_unknown_backend():
+    with pytest.raises(ValueError, match="unknown backend 'tpu'"):
+        ig.jit(lambda x: x, backend="tpu")
+
+
+def test_jit_explains_cache_misses(monkeypatch, capsys):
+    monkeypatch.setenv("IRGRAD_EXPLAIN_CACHE_MISSES", "1")
+    jitted = ig.jit(lambda x: x * 3.0)
+    jitted(X)
+    jitted(X)
+    err = capsys.readouterr().err
+    assert err.count("tracing") == 1 and "new signature" in err
