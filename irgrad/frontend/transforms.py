@@ -100,14 +100,23 @@ def _check_differentiable(name: str, traced: TracedFunction, positions: Sequence
 
 
 def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
-    """`(value, grad)` of a scalar-valued `fn` w.r.t. `args[argnums]` (pytrees allowed)."""
+    """`(value, grad)` of a scalar-valued `fn` w.r.t. `args[argnums]` (pytrees allowed).
+
+    Keyword arguments are passed through and not differentiated, as in JAX.
+    """
 
     @functools.wraps(fn)
-    def staged(*args: Any) -> Any:
+    def staged(*args: Any, **kwargs: Any) -> Any:
         leaves, _ = tree_flatten(list(args))
         positions, grad_tree, _ = _argnum_leaves(args, argnums)
-        traced = _trace_child(fn, args)
+        bound = functools.partial(fn, **kwargs) if kwargs else fn
+        traced = _trace_child(bound, args, name=function_name(fn, "fn"))
         _check_differentiable("grad", traced, positions)
+        if has_aux and (traced.out_tree.kind != "tuple" or len(traced.out_tree.children) != 2):
+            raise TypeError(
+                f"grad with has_aux=True needs fn to return a pair (value, aux), got "
+                f"{traced.out_tree!r}{user_site()}"
+            )
         # With has_aux, fn returns (value, aux): the value is the first flat output.
         out_leaves = traced.out_avals
         if len(out_leaves) < 1 or out_leaves[0].shape != () or not dtypes.is_float(out_leaves[0].dtype):
@@ -145,8 +154,8 @@ def grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool
     vg = value_and_grad(fn, argnums, has_aux)
 
     @functools.wraps(fn)
-    def g(*args: Any) -> Any:
-        value, gradient = vg(*args)
+    def g(*args: Any, **kwargs: Any) -> Any:
+        value, gradient = vg(*args, **kwargs)
         if has_aux:
             return gradient, value[1]
         return gradient
@@ -357,9 +366,9 @@ def _eager_capable(staged: Callable[..., Any]) -> Callable[..., Any]:
     """Staged under a trace; otherwise traced as its own program and run at once."""
 
     @functools.wraps(staged)
-    def wrapper(*args: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         if current_frame() is not None:
-            return staged(*args)
-        return api(staged)(*args)
+            return staged(*args, **kwargs)
+        return api(staged)(*args, **kwargs)
 
     return wrapper

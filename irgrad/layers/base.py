@@ -8,10 +8,10 @@ A layer is an object holding only hyperparameters. Its parameters live outside i
     params = layer.init(0)          # {"b": (4,), "w": (3, 4)}
     y = layer.apply(params, x)      # eager on numpy arrays, staged inside ig.trace
 
-Keys: `init(key)` takes an integer seed or a `numpy.random.Generator` and draws on the host
-with numpy, returning numpy arrays. Containers give each child its own stream
-(`Generator.spawn`), so a child's initial values do not depend on its siblings. Once
-`ig.random` exists, its keys will be accepted here too.
+Keys: `init(key)` takes an integer seed, an `ig.random` key (an int32 array of shape (2,)) or a
+`numpy.random.Generator`, and draws on the host with numpy (seeded from the key's bits),
+returning numpy arrays. Containers give each child its own stream (`Generator.spawn`), so a
+child's initial values do not depend on its siblings.
 """
 
 from __future__ import annotations
@@ -34,8 +34,12 @@ def host_rng(key: Key) -> np.random.Generator:
         return key
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         return np.random.default_rng(int(key))
+    if isinstance(key, np.ndarray) and key.shape == (2,) and key.dtype.kind in "iu":
+        # An ig.random key: its two 32-bit words seed the host generator.
+        return np.random.default_rng([int(w) & 0xFFFFFFFF for w in key])
     raise TypeError(
-        f"init: key must be an integer seed or a numpy.random.Generator, got {type(key).__name__}"
+        "init: key must be an integer seed, an ig.random key or a numpy.random.Generator, "
+        f"got {type(key).__name__}"
     )
 
 

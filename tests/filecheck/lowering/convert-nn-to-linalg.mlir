@@ -1,0 +1,382 @@
+// RUN: not irgrad-opt %s -p convert-nn-to-linalg --split-input-file 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt %s -p convert-nn-to-linalg --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt %s -p convert-nn-to-linalg --split-input-file >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+
+// convert-nn-to-linalg: one case per nn op family, showing the generic's maps, iterator types
+// and body. Every op is also checked numerically against the reference interpreter in
+// tests/unit/test_lowering_nn_to_linalg.py; this file shows the IR. The last cases are errors
+// (exit code 1, a located diagnostic, no traceback).
+
+// CHECK-NOT:  Traceback
+// ERR-NOT:    Traceback
+// EXIT:       exit=1
+
+// relu is maximumf(x, 0): NaN propagates. Elementwise ops are all-parallel generics with
+// identity maps writing into a tensor.empty.
+func.func @relu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.relu %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @relu(
+// CHECK-SAME:      %[[X:.*]]: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[X]] : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[A]], %[[ZERO]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+// CHECK-NEXT:    } -> tensor<4xf32>
+// CHECK-NEXT:    func.return %[[Y]] : tensor<4xf32>
+// CHECK-NOT:   nn.
+
+// -----
+
+// Integer division by zero gives 0, INT_MIN / -1 wraps: the divisor becomes 1 for both before
+// arith.divsi sees it, and a select gives 0 where it was 0.
+func.func @div_i32(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
+  %z = nn.div %x, %y : tensor<4xi32>
+  func.return %z : tensor<4xi32>
+}
+// CHECK-LABEL: func.func @div_i32(
+// CHECK:         ^bb0(%[[A:.*]]: i32, %[[B:.*]]: i32, %{{.*}}: i32):
+// CHECK-DAG:       %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-DAG:       %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-DAG:       %[[BY_ZERO:.*]] = arith.cmpi eq, %[[B]], %[[ZERO]] : i32
+// CHECK-DAG:       %[[MIN:.*]] = arith.constant -2147483648 : i32
+// CHECK-DAG:       %[[IS_MIN:.*]] = arith.cmpi eq, %[[A]], %[[MIN]] : i32
+// CHECK-DAG:       %[[MINUS_ONE:.*]] = arith.constant -1 : i32
+// CHECK-DAG:       %[[IS_MINUS_ONE:.*]] = arith.cmpi eq, %[[B]], %[[MINUS_ONE]] : i32
+// CHECK:           %[[OVERFLOW:.*]] = arith.andi %[[IS_MIN]], %[[IS_MINUS_ONE]] : i1
+// CHECK-NEXT:      %[[UNSAFE:.*]] = arith.ori %[[BY_ZERO]], %[[OVERFLOW]] : i1
+// CHECK-NEXT:      %[[SAFE:.*]] = arith.select %[[UNSAFE]], %[[ONE]], %[[B]] : i32
+// CHECK-NEXT:      %[[Q:.*]] = arith.divsi %[[A]], %[[SAFE]] : i32
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[BY_ZERO]], %[[ZERO]], %[[Q]] : i32
+// CHECK-NEXT:      linalg.yield %[[R]] : i32
+
+// -----
+
+// f16 and bf16 transcendental functions compute in f32 and round once.
+func.func @tanh_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %y = nn.tanh %x : tensor<4xf16>
+  func.return %y : tensor<4xf16>
+}
+// CHECK-LABEL: func.func @tanh_f16(
+// CHECK:         ^bb0(%[[A:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT:      %[[W:.*]] = arith.extf %[[A]] : f16 to f32
+// CHECK-NEXT:      %[[T:.*]] = math.tanh %[[W]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.truncf %[[T]] : f32 to f16
+// CHECK-NEXT:      linalg.yield %[[R]] : f16
+
+// -----
+
+// Comparisons: ordered predicates, except ne, which is unordered (NaN != NaN is true).
+func.func @compare(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>) {
+  %a = nn.compare lt, %x, %y : tensor<4xf32>
+  %b = nn.compare ne, %x, %y : tensor<4xf32>
+  func.return %a, %b : tensor<4xi1>, tensor<4xi1>
+}
+// CHECK-LABEL: func.func @compare(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4xi1>
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[E]] : tensor<4xi1>) {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: i1):
+// CHECK-NEXT:      %[[R:.*]] = arith.cmpf olt, %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : i1
+// CHECK:           arith.cmpf une, %{{.*}}, %{{.*}} : f32
+
+// -----
+
+// Float to integer saturates and maps NaN to 0: the operand becomes 0.0 before fptosi sees an
+// out-of-range value, then selects put in the bounds.
+func.func @convert(%x: tensor<4xf32>) -> tensor<4xi32> {
+  %y = nn.convert %x : tensor<4xf32> -> tensor<4xi32>
+  func.return %y : tensor<4xi32>
+}
+// CHECK-LABEL: func.func @convert(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: i32):
+// CHECK:           %[[LOW:.*]] = arith.cmpf olt, %[[A]], %{{.*}} : f32
+// CHECK:           %[[HIGH:.*]] = arith.cmpf oge, %[[A]], %{{.*}} : f32
+// CHECK-NEXT:      %[[NAN:.*]] = arith.cmpf uno, %[[A]], %[[A]] : f32
+// CHECK:           %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[A]] : f32
+// CHECK-NEXT:      %[[I:.*]] = arith.fptosi %[[SAFE]] : f32 to i32
+// CHECK-NEXT:      %[[MIN:.*]] = arith.constant -2147483648 : i32
+// CHECK-NEXT:      %[[R1:.*]] = arith.select %[[LOW]], %[[MIN]], %[[I]] : i32
+// CHECK-NEXT:      %[[MAX:.*]] = arith.constant 2147483647 : i32
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[HIGH]], %[[MAX]], %[[R1]] : i32
+// CHECK-NEXT:      linalg.yield %[[R]] : i32
+
+// -----
+
+// A shift amount outside 0..31 (negative included, by the unsigned compare) gives 0.
+func.func @shift(%x: tensor<4xi32>, %n: tensor<4xi32>) -> tensor<4xi32> {
+  %y = nn.shift_left %x, %n : tensor<4xi32>
+  func.return %y : tensor<4xi32>
+}
+// CHECK-LABEL: func.func @shift(
+// CHECK:         ^bb0(%[[A:.*]]: i32, %[[N:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[WIDTH:.*]] = arith.constant 32 : i32
+// CHECK-NEXT:      %[[OK:.*]] = arith.cmpi ult, %[[N]], %[[WIDTH]] : i32
+// CHECK-NEXT:      %[[SAFE:.*]] = arith.select %[[OK]], %[[N]], %[[ZERO]] : i32
+// CHECK-NEXT:      %[[S:.*]] = arith.shli %[[A]], %[[SAFE]] : i32
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[OK]], %[[S]], %[[ZERO]] : i32
+// CHECK-NEXT:      linalg.yield %[[R]] : i32
+
+// -----
+
+// constant -> arith.constant dense, full -> linalg.fill, iota -> linalg.index in a generic.
+func.func @creation() -> (tensor<2xf32>, tensor<2x3xf32>, tensor<2x3xi32>) {
+  %c = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %f = nn.full 0.5 : tensor<2x3xf32>
+  %i = nn.iota dim = 1 : tensor<2x3xi32>
+  func.return %c, %f, %i : tensor<2xf32>, tensor<2x3xf32>, tensor<2x3xi32>
+}
+// CHECK-LABEL: func.func @creation(
+// CHECK-NEXT:    %[[C:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT:    %[[V:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT:    %[[F:.*]] = linalg.fill ins(%[[V]] : f32) outs(%[[E]] : tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<2x3xi32>
+// CHECK-NEXT:    %[[I:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E2]] : tensor<2x3xi32>) {
+// CHECK-NEXT:    ^bb0(%{{.*}}: i32):
+// CHECK-NEXT:      %[[D:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[R:.*]] = arith.index_cast %[[D]] : index to i32
+// CHECK-NEXT:      linalg.yield %[[R]] : i32
+// CHECK-NEXT:    } -> tensor<2x3xi32>
+// CHECK-NEXT:    func.return %[[C]], %[[F]], %[[I]]
+
+// -----
+
+// Reductions: a reduction iterator, an output map without the reduced dimension, a filled
+// identity (0 for sums, -inf for max); keepdims is an expand_shape of the result.
+func.func @reduce(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2x1xf32>) {
+  %s = nn.reduce_sum %x axes = [1] : tensor<2x3xf32> -> tensor<2xf32>
+  %m = nn.reduce_max %x axes = [1] keepdims : tensor<2x3xf32> -> tensor<2x1xf32>
+  func.return %s, %m : tensor<2xf32>, tensor<2x1xf32>
+}
+// CHECK-LABEL: func.func @reduce(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[S:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT]] : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[ACC]], %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[SUM]] : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.maximumf
+// CHECK:         %[[M:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0 : i64, 1 : i64]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+// CHECK-NEXT:    func.return %[[S]], %[[M]]
+
+// -----
+
+// broadcast_in_dim: a size-1 operand dimension that grows reads index 0.
+func.func @broadcast(%x: tensor<1x3xf32>) -> tensor<2x4x3xf32> {
+  %y = nn.broadcast_in_dim %x dims = [0, 2] : tensor<1x3xf32> -> tensor<2x4x3xf32>
+  func.return %y : tensor<2x4x3xf32>
+}
+// CHECK-LABEL: func.func @broadcast(
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+
+// -----
+
+// reshape: collapse_shape when the new shape groups the old one, else collapse then expand;
+// transpose: a permuted input map.
+func.func @shapes(%x: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<4x6xf32>, tensor<4x2x3xf32>) {
+  %a = nn.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %b = nn.reshape %x : tensor<2x3x4xf32> -> tensor<4x6xf32>
+  %t = nn.transpose %x perm = [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  func.return %a, %b, %t : tensor<6x4xf32>, tensor<4x6xf32>, tensor<4x2x3xf32>
+}
+// CHECK-LABEL: func.func @shapes(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NEXT:    %[[A:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0 : i64, 1 : i64], [2 : i64]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK-NEXT:    %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0 : i64, 1 : i64, 2 : i64]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK-NEXT:    %[[B:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0 : i64, 1 : i64]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4x2x3xf32>
+// CHECK-NEXT:    %[[T:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2, d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<2x3x4xf32>) outs(%[[E]] : tensor<4x2x3xf32>)
+
+// -----
+
+// slice: a strided extract_slice of the elements read; a negative stride then reads its
+// dimension backwards through a negative coefficient.
+func.func @slice(%x: tensor<4x6xf32>) -> tensor<4x3xf32> {
+  %y = nn.slice %x start = [3, 0] limit = [-1, 6] stride = [-1, 2] : tensor<4x6xf32> -> tensor<4x3xf32>
+  func.return %y : tensor<4x3xf32>
+}
+// CHECK-LABEL: func.func @slice(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x6xf32>)
+// CHECK-NEXT:    %[[S:.*]] = tensor.extract_slice %[[X]][0, 0] [4, 3] [1, 2] : tensor<4x6xf32> to tensor<4x3xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4x3xf32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (((d0 * -1) + 3), d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[S]] : tensor<4x3xf32>) outs(%[[E]] : tensor<4x3xf32>)
+
+// -----
+
+// dynamic_slice / dynamic_update_slice: start indices cast to index and clamped into range.
+func.func @dynamic(%x: tensor<4x3xf32>, %u: tensor<1x3xf32>, %i: i32, %j: index) -> (tensor<1x3xf32>, tensor<4x3xf32>) {
+  %s = nn.dynamic_slice %x[%i, %j] sizes = [1, 3] : tensor<4x3xf32>, i32, index -> tensor<1x3xf32>
+  %d = nn.dynamic_update_slice %x, %u[%i, %j] : tensor<4x3xf32>, tensor<1x3xf32>, i32, index
+  func.return %s, %d : tensor<1x3xf32>, tensor<4x3xf32>
+}
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x3xf32>, %[[U:.*]]: tensor<1x3xf32>, %[[I:.*]]: i32, %{{.*}}: index)
+// CHECK-NEXT:    %[[I0:.*]] = arith.index_cast %[[I]] : i32 to index
+// CHECK-NEXT:    %[[LO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[I1:.*]] = arith.maxsi %[[I0]], %[[LO]] : index
+// CHECK-NEXT:    %[[HI:.*]] = arith.constant 3 : index
+// CHECK-NEXT:    %[[START:.*]] = arith.minsi %[[I1]], %[[HI]] : index
+// CHECK-NEXT:    %[[S:.*]] = tensor.extract_slice %[[X]][%[[START]], 0] [1, 3] [1, 1] : tensor<4x3xf32> to tensor<1x3xf32>
+// CHECK:         %[[START2:.*]] = arith.minsi
+// CHECK-NEXT:    %[[D:.*]] = tensor.insert_slice %[[U]] into %[[X]][%[[START2]], 0] [1, 3] [1, 1] : tensor<1x3xf32> into tensor<4x3xf32>
+// CHECK-NEXT:    func.return %[[S]], %[[D]]
+
+// -----
+
+// concatenate: inserts into a tensor.empty; pad: inserts into a fill of the padding value.
+func.func @concat_pad(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>, %p: tensor<f32>) -> (tensor<3x3xf32>, tensor<3x4xf32>) {
+  %c = nn.concatenate %a, %b dim = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+  %d = nn.pad %a, %p low = [0, 1] high = [1, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x4xf32>
+  func.return %c, %d : tensor<3x3xf32>, tensor<3x4xf32>
+}
+// CHECK-LABEL: func.func @concat_pad(
+// CHECK-SAME:      %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<1x3xf32>, %[[P:.*]]: tensor<f32>)
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK-NEXT:    %[[C0:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<3x3xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.insert_slice %[[B]] into %[[C0]][2, 0] [1, 3] [1, 1] : tensor<1x3xf32> into tensor<3x3xf32>
+// CHECK-NEXT:    %[[V:.*]] = tensor.extract %[[P]][] : tensor<f32>
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<3x4xf32>
+// CHECK-NEXT:    %[[F:.*]] = linalg.fill ins(%[[V]] : f32) outs(%[[E2]] : tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    %[[D:.*]] = tensor.insert_slice %[[A]] into %[[F]][0, 1] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<3x4xf32>
+// CHECK-NEXT:    func.return %[[C]], %[[D]]
+
+// -----
+
+// gather: a generic over the result; the body wraps a negative index once, clamps it, and
+// reads the operand with tensor.extract.
+func.func @gather(%x: tensor<5x3xf32>, %i: tensor<4xi32>) -> tensor<4x3xf32> {
+  %y = nn.gather %x[%i] axis = 0 : (tensor<5x3xf32>, tensor<4xi32>) -> tensor<4x3xf32>
+  func.return %y : tensor<4x3xf32>
+}
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME:      %[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<4xi32>)
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[I]] : tensor<4xi32>)
+// CHECK-NEXT:    ^bb0(%[[RAW:.*]]: i32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[IX:.*]] = arith.index_cast %[[RAW]] : i32 to index
+// CHECK:           %[[NEG:.*]] = arith.cmpi slt, %[[IX]], %{{.*}} : index
+// CHECK:           %[[WRAPPED:.*]] = arith.select %[[NEG]], %{{.*}}, %[[IX]] : index
+// CHECK:           arith.maxsi %[[WRAPPED]]
+// CHECK:           %[[ROW:.*]] = arith.minsi
+// CHECK-NEXT:      %[[COL:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[V:.*]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<5x3xf32>
+// CHECK-NEXT:      linalg.yield %[[V]] : f32
+
+// -----
+
+// scatter_add: an scf.for over the index positions carrying the result; each iteration adds
+// one row of updates into the row the index names.
+func.func @scatter(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor<4x3xf32>) -> tensor<5x3xf32> {
+  %y = nn.scatter_add %x[%i], %u axis = 0 : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  func.return %y : tensor<5x3xf32>
+}
+// CHECK-LABEL: func.func @scatter(
+// CHECK-SAME:      %[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<4xi32>, %[[U:.*]]: tensor<4x3xf32>)
+// CHECK:         %[[Y:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[X]]) -> (tensor<5x3xf32>) {
+// CHECK-NEXT:      %[[RAW:.*]] = tensor.extract %[[I]][%[[K]]] : tensor<4xi32>
+// CHECK:           %[[ROW:.*]] = arith.minsi
+// CHECK-NEXT:      %[[OLD:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [1, 3] [1, 1] : tensor<5x3xf32> to tensor<1x3xf32>
+// CHECK-NEXT:      %[[NEW:.*]] = tensor.extract_slice %[[U]][%[[K]], 0] [1, 3] [1, 1] : tensor<4x3xf32> to tensor<1x3xf32>
+// CHECK-NEXT:      %[[E:.*]] = tensor.empty() : tensor<1x3xf32>
+// CHECK-NEXT:      %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[OLD]], %[[NEW]] : tensor<1x3xf32>, tensor<1x3xf32>) outs(%[[E]] : tensor<1x3xf32>)
+// CHECK:             arith.addf
+// CHECK:           %[[NEXT:.*]] = tensor.insert_slice %[[SUM]] into %[[ACC]][%[[ROW]], 0] [1, 3] [1, 1] : tensor<1x3xf32> into tensor<5x3xf32>
+// CHECK-NEXT:      scf.yield %[[NEXT]] : tensor<5x3xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[Y]]
+
+// -----
+
+// matmul: linalg.matmul into a zero fill in 2-D; batched is a generic (b, m, n, k).
+func.func @matmul(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>, %p: tensor<2x4x3xf32>, %q: tensor<2x3x5xf32>) -> (tensor<4x5xf32>, tensor<2x4x5xf32>) {
+  %c = nn.matmul %a, %b : (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
+  %d = nn.matmul %p, %q : (tensor<2x4x3xf32>, tensor<2x3x5xf32>) -> tensor<2x4x5xf32>
+  func.return %c, %d : tensor<4x5xf32>, tensor<2x4x5xf32>
+}
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME:      %[[A:.*]]: tensor<4x3xf32>, %[[B:.*]]: tensor<3x5xf32>, %[[P:.*]]: tensor<2x4x3xf32>, %[[Q:.*]]: tensor<2x3x5xf32>)
+// CHECK:         %[[INIT:.*]] = linalg.fill
+// CHECK-NEXT:    %[[C:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x3xf32>, tensor<3x5xf32>) outs(%[[INIT]] : tensor<4x5xf32>) -> tensor<4x5xf32>
+// CHECK:         %[[INIT2:.*]] = linalg.fill
+// CHECK-NEXT:    %[[D:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[Q]] : tensor<2x4x3xf32>, tensor<2x3x5xf32>) outs(%[[INIT2]] : tensor<2x4x5xf32>) {
+// CHECK-NEXT:    ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[L]], %[[R]] : f32
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[M]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+
+// -----
+
+// conv2d: the input zero-padded ([top, bottom, left, right] = 1), then seven loops
+// (n, o, oh, ow, c, kh, kw) reading the input at (n, c, oh * 2 + kh, ow + kw).
+func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x4x8xf32> {
+  %y = nn.conv2d %x, %w stride = [2, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x8xf32>
+  func.return %y : tensor<1x4x4x8xf32>
+}
+// CHECK-LABEL: func.func @conv(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<1x3x10x10xf32>
+// CHECK-NEXT:    %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+// CHECK-NEXT:    %[[PADDED:.*]] = tensor.insert_slice %[[X]] into %[[F]][0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : tensor<1x3x8x8xf32> into tensor<1x3x10x10xf32>
+// CHECK:         %[[INIT:.*]] = linalg.fill
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, ((d2 * 2) + d5), (d3 + d6))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[PADDED]], %[[W]] : tensor<1x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<1x4x4x8xf32>)
+
+// -----
+
+// max_pool2d: six loops (n, c, oh, ow, kh, kw); a tensor.empty of the kernel's shape bounds
+// the window loops; maximumf into a fill of -inf.
+func.func @pool(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
+  %y = nn.max_pool2d %x kernel = [2, 2] stride = [2, 2] padding = [0, 0, 0, 0] : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+  func.return %y : tensor<1x3x4x4xf32>
+}
+// CHECK-LABEL: func.func @pool(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x3x8x8xf32>)
+// CHECK-NEXT:    %[[WINDOW:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK-NEXT:    %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<1x3x4x4xf32>
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[NEG_INF]] : f32) outs(%[[E]] : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d4), ((d3 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[WINDOW]] : tensor<1x3x8x8xf32>, tensor<2x2xf32>) outs(%[[INIT]] : tensor<1x3x4x4xf32>) {
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %{{.*}}: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[ACC]], %[[V]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// An autodiff request left in the input: the pass lowers differentiated IR only.
+func.func @f(%x: f32) -> f32 {
+  %y = arith.mulf %x, %x : f32
+  func.return %y : f32
+}
+func.func @main(%x: f32) -> f32 {
+  // ERR: convert-nn-to-linalg.mlir:[[# @LINE + 1]]:3: error: 'autodiff.grad' op is an unexpanded autodiff op; convert-nn-to-linalg lowers differentiated IR only: run the autodiff pass first (-p autodiff,convert-nn-to-linalg)
+  %g = autodiff.grad @f(%x) : (f32) -> f32
+  func.return %g : f32
+}
+
+// -----
+
+// The same inside a loop body: found wherever it is, before anything is rewritten.
+func.func @g(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = nn.exp %x : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+func.func @loop(%x: tensor<2xf32>, %n: index) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<2xf32>) {
+    %e = nn.exp %acc : tensor<2xf32>
+    // ERR: convert-nn-to-linalg.mlir:[[# @LINE + 1]]:5: error: 'autodiff.stop_gradient' op is an unexpanded autodiff op
+    %s = autodiff.stop_gradient %e : tensor<2xf32>
+    scf.yield %s : tensor<2xf32>
+  }
+  func.return %r : tensor<2xf32>
+}
