@@ -201,6 +201,14 @@ def test_calling_with_a_different_structure_is_a_type_error():
         program(randn(2, seed=18))
 
 
+def test_calling_with_a_wrong_shape_or_dtype_is_a_value_error():
+    program = ig.trace(lambda x: x * 2, randn(3, seed=25))
+    with pytest.raises(ValueError, match=r"argument #0.*tensor<3xf32>"):
+        program(randn(4, seed=25))
+    with pytest.raises(ValueError, match="argument #0"):
+        program(randint(0, 3, 3, seed=25))
+
+
 def test_program_can_be_called_repeatedly_with_new_values():
     program = ig.trace(lambda x: ig.exp(x) - 1, randn(4, seed=19))
     for seed in range(3):

@@ -98,6 +98,25 @@ def test_grad_has_aux():
     assert_array(g, np.cos(X) * Y, rtol=RTOL)
 
 
+def test_grad_has_aux_needs_a_pair():
+    with pytest.raises(TypeError, match="pair"):
+        ig.grad(lambda x: ig.sum(x), has_aux=True)(X)
+
+
+def test_grad_passes_keyword_arguments_through():
+    """As in JAX: keyword arguments reach fn and are not differentiated."""
+    def loss(x, scale=2.0, *, shift):
+        return ig.sum(x * scale + shift)
+
+    assert_array(ig.grad(loss)(X, scale=3.0, shift=1.0), np.full(3, 3.0, np.float32))
+    assert_array(ig.grad(loss)(X, shift=Y), np.full(3, 2.0, np.float32))
+    value, g = ig.value_and_grad(loss)(X, scale=Y, shift=0.0)
+    assert_array(value, np.float32(np.sum(X * Y)), rtol=RTOL)
+    assert_array(g, Y)
+    got = ig.trace(lambda x, y: ig.grad(loss)(x, scale=ig.exp(y), shift=y), X, Y)(X, Y)
+    assert_array(got, np.exp(Y), rtol=RTOL)
+
+
 def test_grad_of_python_scalar_and_float64_and_float16():
     assert_array(ig.grad(lambda a: a * a * a)(2.0), np.float32(12.0))
     x64 = X.astype(np.float64)

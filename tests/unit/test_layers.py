@@ -316,7 +316,7 @@ def test_init_is_deterministic_per_seed_and_accepts_generators() -> None:
 
 @pytest.mark.parametrize("key", [1.5, "0", None, True])
 def test_init_rejects_other_keys(key) -> None:
-    with pytest.raises(TypeError, match="key must be an integer seed or a numpy.random.Generator"):
+    with pytest.raises(TypeError, match="key must be an integer seed, an ig.random key or a numpy.random.Generator"):
         L.Linear(2, 3).init(key)
 
 
@@ -341,3 +341,26 @@ def test_he_normal_statistics_and_zero_biases() -> None:
     ln = L.LayerNorm((2, 3)).init(0)
     np.testing.assert_array_equal(ln["scale"], 1)
     np.testing.assert_array_equal(ln["offset"], 0)
+
+
+def test_init_accepts_ig_random_keys():
+    key = ig.random.key(3)
+    a = ig.layers.Linear(4, 2).init(key)
+    b = ig.layers.Linear(4, 2).init(ig.random.key(3))
+    c = ig.layers.Linear(4, 2).init(ig.random.key(4))
+    np.testing.assert_array_equal(a["w"], b["w"])
+    assert not np.array_equal(a["w"], c["w"])
+
+
+def test_dropout_with_key_draws_mask_in_program():
+    layer = ig.layers.Dropout(0.25)
+    x = np.random.default_rng(0).standard_normal((64, 32)).astype(np.float32)
+    key = ig.random.key(7)
+    eager = layer.apply({}, x, key=key)
+    traced = ig.trace(lambda k, v: layer.apply({}, v, key=k), key, x)(key, x)
+    np.testing.assert_array_equal(eager, traced)
+    kept = eager != 0
+    np.testing.assert_allclose(eager[kept], x[kept] / 0.75, rtol=1e-6)
+    assert 0.65 < kept.mean() < 0.85
+    other = layer.apply({}, x, key=ig.random.key(8))
+    assert not np.array_equal(eager, other)

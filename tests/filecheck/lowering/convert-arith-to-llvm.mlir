@@ -121,4 +121,4 @@ func.func @dense() -> tensor<2xf32> {
   func.return %0 : tensor<2xf32>
 }
 
-// ERR: convert-arith-to-llvm.mlir:[[# @LINE - 5]]:3: error: 'arith.constant' op dense constant of type tensor<2xf32> cannot be lowered by convert-arith-to-llvm; bufferize turns tensor constants into memref.global first
+// ERR: convert-arith-to-llvm.mlir:[[# @LINE - 4]]:3: error: 'arith.constant' op dense constant of type tensor<2xf32> cannot be lowered by convert-arith-to-llvm; bufferize turns tensor constants into memref.global first
