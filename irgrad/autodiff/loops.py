@@ -67,6 +67,13 @@ class Loop:
         return self.lead_count + len(self.inits) + i
 
 
+def name_values(values: Sequence[SSAValue], names: Sequence[str | None], suffix: str = "") -> None:
+    """Give generated values readable names (`%h_tape`, `%h_dot`) after the values they stand for."""
+    for value, name in zip(values, names):
+        if name:
+            value.name_hint = f"{name}{suffix}"
+
+
 def symbol(function: func.FuncOp) -> SymbolRefAttr:
     return SymbolRefAttr(function.sym_name)
 
@@ -214,6 +221,7 @@ def build_reverse_loop(
     block = Block(arg_types=[counter, *(v.type for v in ct_inits), *(v.type for v in acc_inits)])
     inner = b.nested(block)
     k = inner.int_op(arith.SubiOp, last, block.args[0])
+    k.name_hint = "k"  # the iteration being reversed: n-1, ..., 0
     lead = rev.induction(inner, k)
     carried = _carries_at(inner, rev, k, zero, one)
     ct_args = iter(block.args[1 : 1 + len(ct_inits)])

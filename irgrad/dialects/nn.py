@@ -57,6 +57,8 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+import irgrad.xdsl_fixes  # noqa: F401  (hex float literals in dense attributes)
 from xdsl.utils.lexer import Position
 
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
@@ -227,6 +229,7 @@ class ConstantOp(NNOperation):
 
     def expected_result_type(self) -> Attribute:
         return self.value.type
+
 
 
 def _print_scalar(printer: Printer, attr: Attribute) -> None:

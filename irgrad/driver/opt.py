@@ -43,6 +43,7 @@ from irgrad.diagnostics import (
     verify_module,
 )
 from irgrad.driver import registry
+from irgrad.driver.numeric_check import NumericChecker
 
 TOOL = "irgrad-opt"
 TRACEBACK_ENV = "IRGRAD_TRACEBACK"
@@ -101,6 +102,14 @@ class IrgradOptMain(xDSLOptMain):
             help="Print the IR to stderr after every pass, as mlir-opt does",
         )
         arg_parser.add_argument(
+            "--verify-each",
+            choices=("structural", "numeric"),
+            default="structural",
+            help="After every pass, verify the IR (structural, the default) and with 'numeric' also "
+            "run the public functions on the reference interpreter on random inputs, stopping at "
+            "the first pass that changes their results",
+        )
+        arg_parser.add_argument(
             "--list-passes",
             default=False,
             action="store_true",
@@ -112,6 +121,7 @@ class IrgradOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         """Build the `-p` pipeline; verify with locations after parsing and every pass."""
         start = time.perf_counter()
+        checker = NumericChecker() if self.args.verify_each == "numeric" else None
 
         def callback(
             previous: ModulePass | None, module: ModuleOp, next_: ModulePass | None
@@ -123,6 +133,11 @@ class IrgradOptMain(xDSLOptMain):
                 self._print_ir(f"// -----// IR Dump After {previous.name} //----- //", module)
             if not self.args.disable_verify:
                 verify_module(module, self.sources)
+            if checker is not None:
+                if previous is None:
+                    checker.baseline(module)
+                else:
+                    checker.check(module, previous.name)
             if previous and next_ and self.args.print_between_passes:
                 print(f"IR after {previous.name}:")
                 Printer(stream=sys.stdout).print_op(module)

@@ -5,7 +5,9 @@
 - A traced integer scalar (a `fori_loop` counter, say) becomes `nn.dynamic_slice`; negative
   values count from the end, out-of-range ones are clamped (as in JAX).
 - `None` inserts an axis, `...` fills the remaining ones.
-- One integer index array (numpy or traced) gathers along its axis (`nn.gather`).
+- One integer index array (numpy or traced) gathers along its axis (`nn.gather`); as in numpy,
+  when it and the integer indices are separated by a slice, `None` or `...`, the gathered
+  dimensions come first in the result.
 Boolean masks would give data-dependent shapes and are rejected.
 """
 

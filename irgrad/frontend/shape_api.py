@@ -48,7 +48,7 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Tracer:
     if axes is None:
         perm = list(range(t.ndim))[::-1]
     else:
-        perm = [int(a) % builtins.max(t.ndim, 1) for a in axes]
+        perm = [normalize_axes("transpose", a, t.ndim)[0] for a in axes]
         if sorted(perm) != list(range(t.ndim)):
             raise ShapeError(f"transpose: axes {tuple(axes)} are not a permutation for shape {t.shape}{user_site()}")
     return lax.transpose(t, perm)
@@ -58,7 +58,7 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Tracer:
 def swapaxes(x: Any, axis1: int, axis2: int) -> Tracer:
     t = lift(x)
     perm = list(range(t.ndim))
-    a, b = axis1 % t.ndim, axis2 % t.ndim
+    a, b = (normalize_axes("swapaxes", axis, t.ndim)[0] for axis in (axis1, axis2))
     perm[a], perm[b] = perm[b], perm[a]
     return lax.transpose(t, perm)
 
@@ -71,9 +71,8 @@ def broadcast_to(x: Any, shape: Sequence[int]) -> Tracer:
 @api
 def expand_dims(x: Any, axis: int | Sequence[int]) -> Tracer:
     t = lift(x)
-    axes = [axis] if isinstance(axis, int) else list(axis)
-    ndim = t.ndim + len(axes)
-    axes = sorted(a % ndim for a in axes)
+    count = 1 if isinstance(axis, (int, np.integer)) else len(axis)
+    axes = normalize_axes("expand_dims", axis, t.ndim + count)
     shape = list(t.shape)
     for a in axes:
         shape.insert(a, 1)
@@ -116,7 +115,7 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Tracer:
     ts = [lift(a) for a in arrays]
     if not ts:
         raise ShapeError(f"stack: needs at least one array{user_site()}")
-    ax = axis % (ts[0].ndim + 1)
+    ax = normalize_axes("stack", axis, ts[0].ndim + 1)[0]
     return concatenate([expand_dims(t, ax) for t in ts], axis=ax)
 
 

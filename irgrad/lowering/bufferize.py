@@ -866,7 +866,7 @@ class FunctionBufferizer:
             raise PassError("outside its function's body " + CONTRACT, op)
         entry = self.function.body.block
         outs = iter(self.out_params)
-        taken: set[Root] = set()
+        taken: dict[Root, SSAValue] = {}
         scalars: list[SSAValue] = []
         for v in op.arguments:
             if not _is_tensor(v):
@@ -885,15 +885,17 @@ class FunctionBufferizer:
                 and root not in taken
                 and root.alloc is not None
             ):
-                # Compute the result in the caller's buffer from the start.
-                root.alloc.memref.replace_all_uses_with(out)
-                _erase(root.alloc)
-                root.alloc = None
-                root.buffer = out
-                root.moved = True
-                taken.add(root)
+                taken[root] = out  # computed in the caller's buffer from the start (below)
             else:
                 self.copy(b.memref, out, op)
+        # After the copies, which may read a root that becomes an out-parameter.
+        for root, out in taken.items():
+            assert root.alloc is not None
+            root.alloc.memref.replace_all_uses_with(out)
+            _erase(root.alloc)
+            root.alloc = None
+            root.buffer = out
+            root.moved = True
         new = self.insert(func.ReturnOp(*scalars), op)
         new.location = op.location
         self.dead_ops.append(op)

@@ -223,7 +223,7 @@ def _check_buffer_stage_op(op: Operation, allowed: frozenset[str]) -> str | None
         return "allocations have identity layouts"
     if isinstance(op, memref.SubviewOp) and (op.sizes or op.strides):
         return "subview sizes and strides must be static"
-    if name.startswith("linalg.") and op.results:
+    if name.startswith("linalg.") and name != "linalg.index" and op.results:
         return "linalg ops work on buffers and have no results"
     return None
 
@@ -407,16 +407,26 @@ def assert_stage_llvm(module: ModuleOp) -> None:
     `builtin.unrealized_conversion_cast` left. Raises `ContractError` at the first op that
     breaks a rule.
     """
+    # An op left unlowered first: the casts around it are only its symptom.
     for op in module.walk():
-        if op is not module and not op.name.startswith("llvm."):
-            if op.name == "builtin.unrealized_conversion_cast":
-                problem = (
-                    f"a cast from {op.operands[0].type if op.operands else '()'} "
-                    f"remains: some op using or defining this value was not lowered"
-                )
-            else:
-                problem = "only llvm dialect ops may remain (run convert-to-llvm)"
-            raise ContractError("llvm", op, problem)
+        if op is module or op.name.startswith("llvm."):
+            continue
+        if op.name != "builtin.unrealized_conversion_cast":
+            raise ContractError(
+                "llvm",
+                op,
+                "only llvm dialect ops may remain (convert-to-llvm lowers the scf, cf, "
+                'memref, arith, math and func ops of stage "loops")',
+            )
+    for op in module.walk():
+        if op.name == "builtin.unrealized_conversion_cast":
+            source = op.operands[0].type if op.operands else "()"
+            raise ContractError(
+                "llvm",
+                op,
+                f"a cast from {source} to {op.results[0].type} remains: a value of a "
+                "non-llvm type is still used or defined",
+            )
         for value in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
             problem = _llvm_type_problem(value.type)
             if problem is not None:

@@ -160,22 +160,33 @@ class Cursor:
 
 
 class Constants:
-    """`arith.constant`s of type index, made once per function at the top of its entry block
-    (so they dominate every loop nest, and nests share them)."""
+    """`arith.constant`s of type index, made once (per lowered op, or per function)."""
 
-    def __init__(self, cursor: Cursor) -> None:
+    def __init__(self, cursor: Cursor, *, at_block_start: bool = False) -> None:
         self.cursor = cursor
+        self.at_block_start = at_block_start
+        self.last: Operation | None = None
         self.values: dict[int, SSAValue] = {}
 
     @staticmethod
     def for_function(function: Operation) -> Constants:
-        block = function.regions[0].blocks[0]
-        return Constants(Cursor(block, block.first_op))
+        """Constants at the top of `function`'s entry block: they dominate every loop nest
+        of the function, and the nests share them."""
+        return Constants(Cursor(function.regions[0].blocks[0], None), at_block_start=True)
 
     def __call__(self, value: int) -> SSAValue:
         if value not in self.values:
             op = arith.ConstantOp(IntegerAttr(value, IndexType()))
-            self.values[value] = self.cursor.add(op).results[0]
+            if not self.at_block_start:
+                self.cursor.add(op)
+            elif self.last is not None:
+                self.cursor.block.insert_op_after(op, self.last)
+            elif (first := self.cursor.block.first_op) is not None:
+                self.cursor.block.insert_op_before(op, first)
+            else:
+                self.cursor.block.add_op(op)
+            self.last = op
+            self.values[value] = op.results[0]
         return self.values[value]
 
 
@@ -329,10 +340,12 @@ def lower_to_loops(
     out_maps = spec.maps[n_in:]
     body_args = spec.body.args
 
-    def load_inputs(at: Cursor) -> list[SSAValue]:
+    def load_inputs(at: Cursor, loaded: dict[int, SSAValue] | None = None) -> list[SSAValue]:
         values: list[SSAValue] = []
         for k, (value, m) in enumerate(zip(inputs, spec.maps)):
-            if not isinstance(value.type, MemRefType):
+            if loaded is not None and k in loaded:
+                values.append(loaded[k])
+            elif not isinstance(value.type, MemRefType):
                 values.append(value)
             elif spec.custom_body is None and not body_args[k].uses:
                 values.append(value)  # placeholder: the body never reads it
@@ -377,11 +390,20 @@ def lower_to_loops(
     else:
         inner = cursor
         fors: list[Cursor] = []
+        hoisted: dict[int, SSAValue] = {}
         for d in red:
+            if d == inner_j:
+                # Loads that do not depend on j, once per reduction point: LLVM could not
+                # hoist them over the stores into a buffer it cannot prove distinct.
+                for k, (value, m) in enumerate(zip(inputs, spec.maps)):
+                    used = spec.custom_body is not None or bool(body_args[k].uses)
+                    if isinstance(value.type, MemRefType) and used and d not in _uses_dims(m):
+                        load = memref.LoadOp.get(value, indices(m, ivs, inner, const))
+                        hoisted[k] = inner.add(load).results[0]
             _, inner = _make_for(inner, const, spec.ranges[d], [])
             ivs[d] = inner.block.args[0]
             fors.append(inner)
-        args = load_inputs(inner) + load_outputs(inner, always=False)
+        args = load_inputs(inner, hoisted) + load_outputs(inner, always=False)
         store_outputs(inner, _inline_body(spec, args, ivs, inner))
         for loop_cursor in fors:
             loop_cursor.add(scf.YieldOp())

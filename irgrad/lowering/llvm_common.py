@@ -422,7 +422,10 @@ def declare_function(
     if isinstance(existing, llvm.FuncOp):
         return existing
     if existing is not None:
-        raise PassError(f"symbol @{name} is needed for a C function but is taken", existing)
+        raise PassError(
+            f"is named @{name}, like the C library function the lowering calls; rename it",
+            existing,
+        )
     func_type = llvm.LLVMFunctionType(
         list(arg_types), llvm.LLVMVoidType() if result_type is None else result_type
     )

@@ -22,6 +22,7 @@ import numpy as np
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.parser import Parser
 
 from irgrad.autodiff.transform import AutodiffPass
 from irgrad.backends.interpreter import run_function
@@ -103,10 +104,12 @@ Body = Callable[..., Any]
 class Case:
     name: str
     args: Sequence[Arg]
-    body: Body
+    body: Body | None = None
     order2: bool = True
     inputs: Callable[[np.random.Generator], list[Any]] | None = None
     rtol: float = 1e-6
+    source: str | None = None
+    """MLIR text of `@f` (for control flow, which op builders make tedious), used instead of `body`."""
 
     def __str__(self) -> str:
         return self.name
@@ -128,6 +131,18 @@ def build_function(name: str, arg_types: Sequence[Attribute], body: Body) -> fun
     return func.FuncOp(name, (list(arg_types), [v.type for v in returned]), Region(block))
 
 
+def primal_function(case: Case) -> func.FuncOp:
+    """`@f` of the case: parsed from `case.source`, or built from `case.body`."""
+    if case.source is None:
+        assert case.body is not None
+        return build_function("f", [a.type for a in case.args], case.body)
+    module = Parser(make_context(), case.source).parse_module()
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f"]
+    assert len(functions) == 1, "a case's source defines one @f"
+    functions[0].detach()
+    return functions[0]
+
+
 def float_indices(case: Case) -> list[int]:
     return [i for i, a in enumerate(case.args) if a.is_float]
 
@@ -138,7 +153,7 @@ def request_function(name: str, request: Callable[[Emitter, Sequence[SSAValue]],
 
 def first_order_module(case: Case) -> tuple[ModuleOp, func.FuncOp]:
     """@f, @vjp(args, cts) and @jvp(args, tangents), with the autodiff pass applied."""
-    f = build_function("f", [a.type for a in case.args], case.body)
+    f = primal_function(case)
     wrt = float_indices(case)
     arg_types = [a.type for a in case.args]
     result_types = list(f.function_type.outputs.data)
@@ -250,7 +265,7 @@ def check_first_order(case: Case, seed: int = 0) -> None:
 
 def second_order_module(case: Case) -> ModuleOp:
     """@s(args, us) = sum_i u_i . f_i(args); @grad, @hvp (jvp of grad), @gg (grad of w . grad), @gj (grad of jvp)."""
-    f = build_function("f", [a.type for a in case.args], case.body)
+    f = primal_function(case)
     arg_types = [a.type for a in case.args]
     n = len(arg_types)
     result_types = list(f.function_type.outputs.data)

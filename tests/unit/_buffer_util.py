@@ -75,6 +75,20 @@ class BufferTracker(InterpreterFunctions):
         buffer.setflags(write=False)
         return ()
 
+    @numpy_impl(memref.LoadOp)
+    def run_load(self, interpreter: Interpreter, op: memref.LoadOp, args: PythonValues):
+        # The interpreter's memref.load takes scalar indices only; inside a vectorized linalg
+        # body (a gather reading another buffer) they are index arrays, as tensor.extract's are.
+        x, *indices = args
+        if any(isinstance(i, np.ndarray) and i.ndim > 0 for i in indices):
+            grid = np.broadcast_arrays(*(np.asarray(i, dtype=np.int64) for i in indices))
+            for i, n in zip(grid, x.shape):
+                assert not np.any((i < 0) | (i >= n)), f"load out of bounds at {op.location}"
+            return (x[tuple(grid)],)
+        index = tuple(int(i) for i in indices)
+        assert all(0 <= i < n for i, n in zip(index, x.shape)), f"load out of bounds at {op.location}"
+        return (x[index],)
+
     @numpy_impl(memref.GetGlobalOp)
     def run_get_global(self, interpreter: Interpreter, op: memref.GetGlobalOp, args: PythonValues):
         def create() -> np.ndarray:

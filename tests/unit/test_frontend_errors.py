@@ -51,6 +51,15 @@ SHAPE_ERRORS = [
     ("take_along_axis", lambda x, v: ig.take_along_axis(x, ig.zeros((3,), ig.int32), 1), (F, V),
      ("take_along_axis", "(3,)", "(3, 4)")),
     ("pad", lambda x, v: ig.pad(x, -1), (F, V), ("pad", "negative")),
+    # Out-of-range axes are errors, as in numpy, never wrapped around.
+    ("transpose-axis", lambda x, v: ig.transpose(x, (3, 0)), (F, V), ("transpose", "axis 3", "rank 2")),
+    ("swapaxes-axis", lambda x, v: ig.swapaxes(x, 5, 0), (F, V), ("swapaxes", "axis 5", "rank 2")),
+    ("expand_dims-axis", lambda x, v: ig.expand_dims(x, 7), (F, V), ("expand_dims", "axis 7", "rank 3")),
+    ("expand_dims-repeated", lambda x, v: ig.expand_dims(x, (0, -4)), (F, V), ("expand_dims", "repeated")),
+    ("stack-axis", lambda x, v: ig.stack([x, x], -4), (F, V), ("stack", "axis -4", "rank 3")),
+    ("concatenate-axis", lambda x, v: ig.concatenate([x, x], 2), (F, V), ("concatenate", "axis 2", "rank 2")),
+    ("take-axis", lambda x, v: ig.take(x, ig.zeros((1,), ig.int32), axis=-3), (F, V), ("take", "axis -3")),
+    ("softmax-axis", lambda x, v: ig.softmax(x, axis=2), (F, V), ("softmax", "axis 2")),
 ]
 
 

@@ -130,10 +130,6 @@ CASES = [
 
 # xDSL 0.75 prints a non-finite element of a dense list as a hex bit pattern
 # (`dense<[0.0, 0xFF800000]>`) and parses it back as the integer 4286578688.0.
-HEX_DENSE_BUG = ("xDSL 0.75 bug: a dense float list with nan/inf prints them as hex bit patterns "
-                 "(dense<[0xFF800000, ...]>) that its parser reads back as integer values")
-
-
 # ---------------------------------------------------------------------------------------------
 # Running the tools
 # ---------------------------------------------------------------------------------------------
@@ -198,8 +194,6 @@ def _cases(debuginfo: bool = False) -> list[Any]:
     params = []
     for case in CASES:
         marks = []
-        if case.name == "non_finite_dense":
-            marks.append(pytest.mark.xfail(strict=True, reason=HEX_DENSE_BUG))
         if debuginfo and case.name == "control_flow":
             marks.append(pytest.mark.xfail(strict=True, reason=SCF_WHILE_DEBUGINFO_BUG))
         params.append(pytest.param(case, marks=marks, id=case.name))

@@ -446,3 +446,45 @@ def test_check_grads_catches_a_wrong_custom_vjp():
 
 def test_check_grads_accepts_a_right_custom_vjp():
     ig.check_grads(_custom_sin(wrong=False), (X,), order=1, modes=("rev",))
+
+
+# ---------------------------------------------------------------------------------------------
+# Every differentiable API function through check_grads (float64, finite differences)
+# ---------------------------------------------------------------------------------------------
+
+_A = randn(2, 3, seed=20)
+_P = np.abs(randn(2, 3, seed=21)) + 0.5
+_IMG = randn(1, 2, 5, 5, seed=22)
+_K = randn(3, 2, 3, 3, seed=23)
+
+API_GRADS = [
+    ("exp_log", lambda x: ig.log(ig.exp(x) + 1.0), (_A,)),
+    ("sqrt_rsqrt_log1p", lambda p: ig.sqrt(p) * ig.rsqrt(p + 1.0) + ig.log1p(p), (_P,)),
+    ("sigmoid_tanh_sin_cos", lambda x: ig.sigmoid(x) * ig.tanh(x) + ig.sin(x) * ig.cos(x), (_A,)),
+    ("abs_sign_relu_square", lambda x: ig.abs(x) * ig.sign(x) + ig.relu(x) * x + ig.square(x), (_A,)),
+    ("maximum_minimum", lambda x, p: ig.maximum(x, p * 0.1) + ig.minimum(x, -p * 0.1), (_A, _P)),
+    ("power", lambda p, x: ig.power(p, x) + p ** 2.5 + p ** -2, (_P, _A)),
+    ("divide_where", lambda x, p: ig.where(x > 0, x / p, p), (_A, _P)),
+    ("reductions", lambda x: ig.sum(x, 0) * ig.mean(x, 1, keepdims=True) + ig.max(x, 1, keepdims=True)
+     - ig.min(x, axis=0), (_A,)),
+    ("matmul_batched", ig.matmul, (randn(2, 2, 3, seed=24), randn(3, 4, seed=25))),
+    ("matmul_vector", ig.matmul, (randn(3, seed=26), randn(3, 2, seed=27))),
+    ("shape_functions", lambda x: ig.transpose(ig.reshape(x, (3, 2))) * ig.squeeze(ig.expand_dims(x, 0), 0)
+     + ig.swapaxes(ig.broadcast_to(x[None], (2, 2, 3)), 0, 1).sum(1), (_A,)),
+    ("slicing", lambda x: x[::-1, 1:] * 2 + x[:, np.array([0, 0])] + x[-1, None, :2], (_A,)),
+    ("concatenate_stack_pad", lambda x: ig.concatenate([x, ig.pad(x, ((0, 0), (1, 0)))], axis=1)
+     + ig.stack([x] * 7, 2).sum(-1)[:, :1], (_A,)),
+    ("take_take_along_axis", lambda x: ig.take(x, np.array([2, 0, -1]), axis=1)
+     + ig.take_along_axis(x, np.array([[0], [2]]), axis=1), (_A,)),
+    ("softmax_family", lambda x: ig.softmax(x) + ig.log_softmax(x, axis=0) * ig.logsumexp(x), (_A,)),
+    ("conv2d", lambda x, k: ig.conv2d(x, k, stride=2, padding=1) + ig.conv2d(x, k, padding=2, dilation=2)[..., ::2, ::2],
+     (_IMG, _K)),
+    ("max_pool2d", lambda x: ig.max_pool2d(x, 2, padding=1), (_IMG,)),
+    ("floor_divide", lambda x: x // 0.7 + x, (_A,)),  # floor's derivative is zero almost everywhere
+]
+
+
+@pytest.mark.parametrize("name, fn, args", API_GRADS, ids=[c[0] for c in API_GRADS])
+def test_api_functions_pass_check_grads(name, fn, args):
+    ig.check_grads(fn, args, order=1, modes=("fwd", "rev"), rtol=1e-5, atol=1e-6)
+    ig.check_grads(fn, args, order=2, modes=("rev",), rtol=1e-5, atol=1e-6)

@@ -543,6 +543,30 @@ def test_pipelines_name_the_linalg_stage() -> None:
     assert_stage_linalg(module)
 
 
+def test_interpreter_extract_in_a_generic_body_is_vectorized_and_checked() -> None:
+    # The gather lowering reads with tensor.extract inside a generic, whose body the
+    # interpreter runs once for all loop points: the indices arrive as arrays.
+    from irgrad.backends.interpreter import UndefinedBehaviorError
+
+    text = """
+    func.func @main(%x: tensor<5xf32>, %i: tensor<3xi32>) -> tensor<3xf32> {
+      %e = tensor.empty() : tensor<3xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%i : tensor<3xi32>) outs(%e : tensor<3xf32>) {
+      ^bb0(%a: i32, %o: f32):
+        %k = arith.index_cast %a : i32 to index
+        %v = tensor.extract %x[%k] : tensor<5xf32>
+        linalg.yield %v : f32
+      } -> tensor<3xf32>
+      func.return %r : tensor<3xf32>
+    }
+    """
+    x = np.arange(5, dtype=np.float32)
+    (y,) = run_function(parse(text), "main", [x, np.array([4, 0, 2], np.int32)])
+    assert_same(y, np.array([4, 0, 2], np.float32))
+    with pytest.raises(UndefinedBehaviorError, match="index 5 in dimension 0 is out of bounds"):
+        run_function(parse(text), "main", [x, np.array([1, 5, 2], np.int32)])
+
+
 # ---------------------------------------------------------------------------------------------
 # Whole programs: forward and gradient
 # ---------------------------------------------------------------------------------------------

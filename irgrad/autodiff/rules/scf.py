@@ -45,6 +45,7 @@ from irgrad.autodiff.loops import (
     empty_tape,
     find_useful,
     find_varied,
+    name_values,
     needed_carries,
     symbol,
     tape_type,
@@ -200,8 +201,9 @@ def _trip_count(b: RuleBuilder, op: scf.ForOp, trips: int | None) -> SSAValue:
         return op.ub  # the constant bound is the count
     if trips is not None:
         return b.full(trips, op.lb.type)
-    span = b.int_op(arith.SubiOp, op.ub, op.lb)
-    return b.int_op(arith.MaxSIOp, b.int_op(arith.CeilDivSIOp, span, op.step), b.full(0, op.lb.type))
+    span = op.ub if constant_int(op.lb) == 0 else b.int_op(arith.SubiOp, op.ub, op.lb)
+    count = span if constant_int(op.step) == 1 else b.int_op(arith.CeilDivSIOp, span, op.step)
+    return b.int_op(arith.MaxSIOp, count, b.full(0, op.lb.type))
 
 
 @jvp_rule(scf.ForOp)
@@ -219,6 +221,9 @@ def _for_jvp(b: RuleBuilder, op: Operation, *tangents: T) -> Tangent:
     block = Block(arg_types=[for_op.lb.type, *(v.type for v in loop.inits), *(t.type for t in t_inits)])
     inner = b.nested(block)
     carries, t_args = block.args[1 : 1 + count], block.args[1 + count :]
+    names = [a.name_hint for a in for_op.body.block.args]
+    name_values(block.args[: 1 + count], names)
+    name_values(t_args, [names[1 + j] for j in loop.varied], "_dot")
     outputs = inner.call(jvp, [block.args[0], *carries, *loop.captured, *t_args, *(captured_t[i] for i in active)])
     inner.emit(scf.YieldOp(*outputs[:count], *(outputs[count + j] for j in loop.varied)))
     forward = b.emit(scf.ForOp(for_op.lb, for_op.ub, for_op.step, [*loop.inits, *t_inits], block))
@@ -274,12 +279,16 @@ def _taped_loop(
     block = Block(arg_types=[*(a.type for a in old.args), *types])
     mapping: dict[SSAValue, SSAValue] = {}
     terminator = _clone_ops(old, block, mapping)
+    tape_names = [old.args[1 + j].name_hint for j in needed]
+    name_values(empties, tape_names, "_tape")
+    name_values(block.args[1 + count :], tape_names, "_tape")
     inner = b.nested(block)
     k = _iteration(inner, op, block.args[0])
     rows = [write_row(inner, tape, block.args[1 + j], k) for tape, j in zip(block.args[1 + count :], needed)]
     inner.emit(scf.YieldOp(*(mapping.get(v, v) for v in terminator.operands), *rows))
     forward = cast(scf.ForOp, b.emit(scf.ForOp(op.lb, op.ub, op.step, [*loop.inits, *empties], block)))
     b.replace_primal(op, forward.results[:count])
+    name_values(forward.results[count:], tape_names, "_tape")
     return forward, dict(zip(needed, forward.results[count:]))
 
 
@@ -345,6 +354,10 @@ def _while_jvp(b: RuleBuilder, op: Operation, *tangents: T) -> Tangent:
     types = [*(v.type for v in loop.inits), *(t.type for t in t_inits)]
     before = _forwarding_condition(while_op, types)
     after = Block(arg_types=types)
+    names = [a.name_hint for a in while_op.after_region.block.args]
+    name_values(after.args, names)
+    name_values(after.args[count:], [names[j] for j in loop.varied], "_dot")
+    name_values(before.args[count:], [while_op.before_region.block.args[j].name_hint for j in loop.varied], "_dot")
     inner = b.nested(after)
     t_captured = [captured_t[positions[i]] for i in loop.active_captured]
     outputs = inner.call(jvp, [*after.args[:count], *loop.captured, *after.args[count:], *t_captured])
@@ -403,10 +416,12 @@ def _counting_while(b: RuleBuilder, op: scf.WhileOp) -> SSAValue:
     mapping: dict[SSAValue, SSAValue] = {}
     terminator = _clone_ops(op.after_region.block, after, mapping)
     inner = b.nested(after)
+    before.args[count].name_hint = after.args[count].name_hint = "count"
     next_count = inner.int_op(arith.AddiOp, after.args[count], one)
     inner.emit(scf.YieldOp(*(mapping.get(v, v) for v in terminator.operands), next_count))
     counting = b.emit(scf.WhileOp([*op.arguments, zero], types, Region(before), Region(after)))
     b.replace_primal(op, counting.results[:count])
+    counting.results[count].name_hint = "iterations"
     return counting.results[count]
 
 

@@ -279,10 +279,42 @@ def object_code(compiled: CompiledModule) -> bytes:
     return compiled.object_bytes
 
 
+def check_object(data: bytes) -> None:
+    """CompileError unless `data` is a whole ELF relocatable object for this machine.
+
+    LLVM's loader trusts its input (a truncated or foreign file crashes the process), so
+    the header and every section's extent are checked first.
+    """
+    import struct
+
+    def fail(why: str) -> CompileError:
+        return CompileError(f"not loadable object code: {why}")
+
+    if len(data) < 64 or data[:4] != b"\x7fELF":
+        raise fail("no ELF header")
+    if data[4] != 2 or data[5] != 1:
+        raise fail("not a 64-bit little-endian ELF file")
+    e_type, e_machine = struct.unpack_from("<HH", data, 16)
+    expected_machine = {"x86_64": 62, "aarch64": 183}.get(host_target().triple.split("-")[0])
+    if e_type != 1 or (expected_machine is not None and e_machine != expected_machine):
+        raise fail(f"ELF type {e_type}, machine {e_machine}: not a relocatable object for this host")
+    (e_shoff,) = struct.unpack_from("<Q", data, 40)
+    e_shentsize, e_shnum, e_shstrndx = struct.unpack_from("<HHH", data, 58)
+    if e_shentsize != 64 or e_shnum == 0 or e_shstrndx >= e_shnum:
+        raise fail("bad section header table")
+    if e_shoff + e_shnum * 64 > len(data):
+        raise fail("truncated (section headers past the end)")
+    for k in range(e_shnum):
+        sh_type, _, _, sh_offset, sh_size = struct.unpack_from("<IIQQQQ", data, e_shoff + 64 * k)[1:6]
+        if sh_type != 8 and sh_offset + sh_size > len(data):  # 8: SHT_NOBITS
+            raise fail(f"truncated (section {k} past the end)")
+
+
 def load_object(data: bytes, *, target: HostTarget | None = None) -> CompiledModule:
     """Load object code (from `object_code`, this host) into a new engine."""
     initialize()
     target = target or host_target()
+    check_object(bytes(data))
     start = time.perf_counter()
     empty = llvm.parse_assembly("")
     empty.triple = target.triple

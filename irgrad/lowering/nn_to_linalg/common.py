@@ -6,7 +6,8 @@ that decide bit-exact agreement with the reference interpreter (which types comp
 what the identity of a reduction is) must be written once.
 
 An `Emitter` collects the ops a pattern builds, in order, each at the location of the `nn` op
-it replaces; the pattern then hands them to the rewriter in one `replace`. Bodies of
+it replaces; `LoweringPattern` inserts them before that op and replaces it with the value they
+compute. Bodies of
 `linalg.generic` are built with their own `Emitter` into a fresh block.
 """
 
@@ -35,9 +36,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
 from irgrad.dialects.nn import is_bool, is_float

@@ -22,6 +22,7 @@ from typing import ClassVar, cast
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineExpr
 from xdsl.pattern_rewriter import RewritePattern
 
 from irgrad.dialects import nn
@@ -51,13 +52,15 @@ def result_shape(op: Operation) -> tuple[int, ...]:
     return tuple(cast(TensorType, op.results[0].type).get_shape())
 
 
-def gather_through_map(b: Emitter, x: SSAValue, shape: Sequence[int], exprs: Sequence[object]) -> SSAValue:
+def gather_through_map(
+    b: Emitter, x: SSAValue, shape: Sequence[int], exprs: Sequence[AffineExpr | int]
+) -> SSAValue:
     """A tensor of `shape` whose element at `d` is `x[exprs(d)]`: a generic copy through a map."""
     rank = len(shape)
     (result,) = generic(
         b,
         [x],
-        [affine_map(rank, cast(list, exprs))],
+        [affine_map(rank, exprs)],
         [empty(b, shape, element_of(x))],
         [identity_map(rank)],
         [PARALLEL] * rank,
@@ -95,8 +98,8 @@ class BroadcastInDimPattern(LoweringPattern):
         source, shape, mapping = shape_of(op.operand), result_shape(op), _ints(op.dims)
         if source == shape and list(mapping) == list(range(len(shape))):
             return op.operand
-        exprs = [
-            0 if n == 1 and shape[d] != 1 else dims([d])[0] for n, d in zip(source, mapping)
+        exprs: list[AffineExpr | int] = [
+            0 if n == 1 and shape[d] != 1 else AffineExpr.dimension(d) for n, d in zip(source, mapping)
         ]
         return gather_through_map(b, op.operand, shape, exprs)
 
@@ -150,7 +153,7 @@ class SlicePattern(LoweringPattern):
             )
         if not any(backwards):
             return x
-        exprs = [
+        exprs: list[AffineExpr | int] = [
             d * -1 + (n - 1) if back else d
             for d, back, n in zip(dims(range(len(shape))), backwards, shape)
         ]

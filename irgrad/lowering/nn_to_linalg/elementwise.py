@@ -35,7 +35,6 @@ from irgrad.lowering.nn_to_linalg.common import (
     elementwise,
     extend,
     highest,
-    is_low_precision,
     is_signed_int,
     lowest,
     truncate,
@@ -312,4 +311,4 @@ def populate_elementwise_patterns(patterns: list[RewritePattern]) -> None:
     patterns.extend([ElementwisePattern(), ComparePattern(), SelectPattern(), ConvertPattern()])
 
 
-__all__ = ["BINARY", "UNARY", "compare", "convert", "is_low_precision", "populate_elementwise_patterns"]
+__all__ = ["BINARY", "UNARY", "compare", "convert", "populate_elementwise_patterns"]

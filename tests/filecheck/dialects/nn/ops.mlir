@@ -443,3 +443,13 @@ func.func @scatter_add(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor<4x3xf3
   %1 = nn.scatter_add %y[%j], %v axis = 1 : (tensor<5x3xi64>, tensor<2x2xi64>, tensor<5x2x2xi64>) -> tensor<5x3xi64>
   func.return
 }
+
+
+// Dense constants with inf and nan print their bit patterns in hex (MLIR's rule), which parse
+// back as the same floats (xDSL 0.75 read them as integers; irgrad/xdsl_fixes.py mends it).
+// CHECK-LABEL: func.func @constant_non_finite
+func.func @constant_non_finite() -> tensor<4xf32> {
+  // CHECK: dense<[1.000000e+00, 0x7f800000, 0x7fc00000, 0xff800000]> : tensor<4xf32>
+  %c = nn.constant dense<"0x0000803F0000807F0000C07F000080FF"> : tensor<4xf32>
+  func.return %c : tensor<4xf32>
+}

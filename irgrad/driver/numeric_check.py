@@ -1,0 +1,147 @@
+"""`irgrad-opt --verify-each=numeric`: find the pass that changes a program's results.
+
+Before the first pass, every public function with a body is run on the reference interpreter on
+seeded random inputs; after each pass it runs again on the same inputs and the results are
+compared (float tolerances by precision, integers and NaN positions exactly). The first pass
+that changes a result stops the pipeline with a diagnostic naming it: that is how a miscompile
+is found.
+
+Functions keep their names through the pipeline; when `bufferize` turns tensor results into
+trailing memref out-parameters (destination-passing style), the checker allocates those
+buffers, passes them, and reads the results back from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp, TensorType
+from xdsl.ir import Attribute
+
+from irgrad.diagnostics import PassError
+
+_TOLERANCE = {"float16": 2e-3, "bfloat16": 2e-2, "float32": 1e-5, "float64": 1e-12}
+
+
+@dataclass
+class _Case:
+    inputs: list[object]
+    outputs: list[np.ndarray]
+
+
+def _public_functions(module: ModuleOp) -> dict[str, func.FuncOp]:
+    return {
+        op.sym_name.data: op
+        for op in module.ops
+        if isinstance(op, func.FuncOp)
+        and op.body.blocks
+        and (op.sym_visibility is None or op.sym_visibility.data == "public")
+    }
+
+
+def _random_value(t: Attribute, rng: np.random.Generator) -> object | None:
+    from irgrad.backends.interpreter import numpy_dtype
+
+    if isinstance(t, IndexType):
+        return int(rng.integers(0, 2))
+    if isinstance(t, (TensorType, MemRefType)):
+        shape = tuple(t.get_shape())
+        element = t.get_element_type()
+    else:
+        shape, element = (), t
+    try:
+        dtype = numpy_dtype(element)
+    except Exception:
+        return None
+    if isinstance(element, IntegerType):
+        if element.width.data == 1:
+            data = rng.random(shape) < 0.5
+        else:
+            data = rng.integers(0, 3, shape)
+    else:
+        data = rng.standard_normal(shape)
+    array = np.asarray(data).astype(dtype)
+    return array if shape or isinstance(t, (TensorType, MemRefType)) else array[()]
+
+
+def _run(module: ModuleOp, name: str, inputs: list[object], n_results: int) -> list[np.ndarray]:
+    """Runs `@name`; with out-parameters (more args than inputs), returns them as results."""
+    from irgrad.backends.interpreter import run_function
+
+    fn = _public_functions(module)[name]
+    arg_types = fn.function_type.inputs.data
+    args = [np.array(x, copy=True) if isinstance(x, np.ndarray) else x for x in inputs]
+    out_buffers = []
+    for t in arg_types[len(inputs) :]:
+        buffer = _random_value(t, np.random.default_rng(1))
+        out_buffers.append(buffer)
+        args.append(buffer)
+    results = list(run_function(module, name, args))
+    if out_buffers:
+        results = out_buffers + results
+    return [np.asarray(r) for r in results]
+
+
+def _differs(expected: np.ndarray, actual: np.ndarray) -> str | None:
+    if expected.shape != actual.shape:
+        return f"shape {actual.shape}, expected {expected.shape}"
+    if expected.dtype.kind in "f" or str(expected.dtype) == "bfloat16":
+        e, a = expected.astype(np.float64), actual.astype(np.float64)
+        nan_e, nan_a = np.isnan(e), np.isnan(a)
+        if (nan_e != nan_a).any():
+            k = int(np.argmax(nan_e != nan_a))
+            return f"NaN mismatch at flat index {k}: expected {e.flat[k]!r}, got {a.flat[k]!r}"
+        rtol = _TOLERANCE.get(str(expected.dtype), 1e-5)
+        ok = np.isclose(a, e, rtol=rtol, atol=rtol, equal_nan=True) | (a == e)
+        if not ok.all():
+            k = int(np.argmin(ok))
+            return f"flat index {k}: expected {e.flat[k]!r}, got {a.flat[k]!r}"
+        return None
+    if not np.array_equal(expected, actual):
+        k = int(np.argmax(expected != actual))
+        return f"flat index {k}: expected {expected.flat[k]!r}, got {actual.flat[k]!r}"
+    return None
+
+
+class NumericChecker:
+    """Runs the module's public functions before and after each pass and compares."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self.cases: dict[str, _Case] = {}
+
+    def baseline(self, module: ModuleOp) -> None:
+        rng = np.random.default_rng(self.seed)
+        for name, fn in _public_functions(module).items():
+            inputs = [_random_value(t, rng) for t in fn.function_type.inputs.data]
+            if any(x is None for x in inputs):
+                continue
+            outputs = _run(module, name, inputs, len(fn.function_type.outputs.data))
+            self.cases[name] = _Case(inputs, outputs)
+
+    def check(self, module: ModuleOp, pass_name: str) -> None:
+        functions = _public_functions(module)
+        for name, case in self.cases.items():
+            if name not in functions:
+                raise PassError(f"--verify-each=numeric: pass '{pass_name}' removed function @{name}")
+            try:
+                outputs = _run(module, name, case.inputs, len(case.outputs))
+            except Exception as err:  # the program no longer runs: that is the pass's doing
+                raise PassError(
+                    f"--verify-each=numeric: after pass '{pass_name}', @{name} no longer runs on "
+                    f"the reference interpreter: {err}"
+                ) from None
+            if len(outputs) != len(case.outputs):
+                raise PassError(
+                    f"--verify-each=numeric: pass '{pass_name}' changed the number of results of "
+                    f"@{name} from {len(case.outputs)} to {len(outputs)}"
+                )
+            for i, (expected, actual) in enumerate(zip(case.outputs, outputs)):
+                problem = _differs(expected, actual)
+                if problem is not None:
+                    raise PassError(
+                        f"--verify-each=numeric: pass '{pass_name}' changed result {i} of @{name}: "
+                        f"{problem}"
+                    )

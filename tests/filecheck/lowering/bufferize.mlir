@@ -1,0 +1,204 @@
+// RUN: not irgrad-opt -p bufferize --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -p bufferize --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt -p bufferize --split-input-file %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+// ERR-NOT: Traceback
+
+// The lowering of every stage-"linalg" construct; numerical checks are in
+// tests/unit/test_lowering_bufferize.py.
+
+// An elementwise chain: the first op writes the caller's out-parameter, the next ones
+// overwrite it in place (each input dies at its op); nothing is allocated.
+// CHECK-LABEL: func.func @chain(%a: memref<4xf32>, %b: memref<4xf32>, %out: memref<4xf32>) {
+// CHECK-NOT:   memref.alloc
+// CHECK:         linalg.generic {{.*}} ins(%a, %b : memref<4xf32>, memref<4xf32>) outs(%out : memref<4xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%out : memref<4xf32>) outs(%out : memref<4xf32>)
+// CHECK-NOT:   memref.alloc
+// CHECK:         func.return{{$}}
+#id = affine_map<(d0) -> (d0)>
+func.func @chain(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e2 : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.exp %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// In place, and the value-semantics trap: %x dies at %y, so %y overwrites it; %y is read
+// again by %w after %z, so %z needs a buffer of its own. Each buffer is freed after its
+// last use.
+// CHECK-LABEL: func.func @in_place(%a: memref<4xf32>, %out: memref<4xf32>) -> f32 {
+// CHECK-NEXT:    %[[X:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%a : memref<4xf32>) outs(%[[X]] : memref<4xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<4xf32>) outs(%[[X]] : memref<4xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<4xf32>) outs(%out : memref<4xf32>)
+// CHECK:         %w = memref.load %[[X]][%c0] : memref<4xf32>
+// CHECK-NEXT:    memref.dealloc %[[X]] : memref<4xf32>
+// CHECK-NEXT:    func.return %w : f32
+#id = affine_map<(d0) -> (d0)>
+func.func @in_place(%a: tensor<4xf32>) -> (tensor<4xf32>, f32) {
+  %e = tensor.empty() : tensor<4xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.exp %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.sin %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %z = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%y : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.cos %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %w = tensor.extract %y[%c0] : tensor<4xf32>
+  func.return %z, %w : tensor<4xf32>, f32
+}
+
+// -----
+
+// A reduction's filled accumulator: alloc + fill, the matmul accumulates in place.
+// CHECK-LABEL: func.func @matmul(%a: memref<2x3xf32>, %b: memref<3x4xf32>) -> f32 {
+// CHECK:         %[[C:.*]] = memref.alloc() : memref<2x4xf32>
+// CHECK-NEXT:    linalg.fill ins(%zero : f32) outs(%[[C]] : memref<2x4xf32>)
+// CHECK-NEXT:    linalg.matmul ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%[[C]] : memref<2x4xf32>)
+// CHECK:         %r = memref.load %[[C]][%c0, %c0] : memref<2x4xf32>
+// CHECK-NEXT:    memref.dealloc %[[C]] : memref<2x4xf32>
+// CHECK-NEXT:    func.return %r : f32
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> f32 {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x4xf32>) outs(%init : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %c0 = arith.constant 0 : index
+  %r = tensor.extract %mm[%c0, %c0] : tensor<2x4xf32>
+  func.return %r : f32
+}
+
+// -----
+
+// Slices are strided views (offset ?); inserting into a destination that is still read
+// later copies the destination first. Constants are read-only globals.
+// CHECK:       "memref.global"() <{sym_name = "[[G:__constant_4x6_0]]", type = memref<4x6xf32>, initial_value = dense<1.000000e+00> : tensor<4x6xf32>, sym_visibility = "private", constant}>
+// CHECK-LABEL: func.func @slices(%a: memref<4x6xf32>, %i: index, %out0: memref<2x3xf32>, %out1: memref<4x6xf32>, %out2: memref<4x6xf32>) {
+// CHECK-NEXT:    %[[S:.*]] = memref.subview %a[%i, 1] [2, 3] [1, 2] : memref<4x6xf32> to memref<2x3xf32, strided<[6, 2], offset: ?>>
+// CHECK-NEXT:    %[[C:.*]] = memref.get_global @[[G]] : memref<4x6xf32>
+// CHECK-NEXT:    "memref.copy"(%[[C]], %out1)
+// CHECK-NEXT:    %[[V:.*]] = memref.subview %out1[0, 0] [2, 3] [1, 1] : memref<4x6xf32> to memref<2x3xf32, strided<[6, 1], offset: ?>>
+// CHECK-NEXT:    "memref.copy"(%[[S]], %[[V]])
+// CHECK-NEXT:    "memref.copy"(%[[S]], %out0)
+// CHECK-NEXT:    "memref.copy"(%[[C]], %out2)
+// CHECK-NEXT:    func.return
+func.func @slices(%a: tensor<4x6xf32>, %i: index) -> (tensor<2x3xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
+  %s = tensor.extract_slice %a[%i, 1] [2, 3] [1, 2] : tensor<4x6xf32> to tensor<2x3xf32>
+  %c = arith.constant dense<1.0> : tensor<4x6xf32>
+  %r = tensor.insert_slice %s into %c[0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<4x6xf32>
+  func.return %s, %r, %c : tensor<2x3xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+}
+
+// -----
+
+// A loop carrying a tensor: the argument %a is copied into a buffer the loop owns; each
+// iteration updates it in place and yields it; the result is copied out and freed.
+// CHECK-LABEL: func.func @loop(%a: memref<4xf32>, %n: index, %out: memref<4xf32>) {
+// CHECK:         %[[INIT:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:    "memref.copy"(%a, %[[INIT]])
+// CHECK-NEXT:    %[[R:.*]] = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %[[INIT]]) -> (memref<4xf32>) {
+// CHECK-NEXT:      linalg.generic {{.*}} ins(%acc : memref<4xf32>) outs(%acc : memref<4xf32>)
+// CHECK:           scf.yield %acc : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    "memref.copy"(%[[R]], %out)
+// CHECK-NEXT:    memref.dealloc %[[R]] : memref<4xf32>
+// CHECK-NEXT:    func.return
+#id = affine_map<(d0) -> (d0)>
+func.func @loop(%a: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<4xf32>) {
+    %e = tensor.empty() : tensor<4xf32>
+    %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%acc : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%p: f32, %o: f32):
+      %s = math.cos %p : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  }
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
+// Branches yield buffers they own: a computed one moves out, an argument is copied.
+// CHECK-LABEL: func.func @branch(%a: memref<4xf32>, %p: i1, %out: memref<4xf32>) {
+// CHECK-NEXT:    %[[R:.*]] = scf.if %p -> (memref<4xf32>) {
+// CHECK-NEXT:      %[[Y:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:      linalg.generic {{.*}} ins(%a : memref<4xf32>) outs(%[[Y]] : memref<4xf32>)
+// CHECK:           scf.yield %[[Y]] : memref<4xf32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[A:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:      "memref.copy"(%a, %[[A]])
+// CHECK-NEXT:      scf.yield %[[A]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    "memref.copy"(%[[R]], %out)
+// CHECK-NEXT:    memref.dealloc %[[R]] : memref<4xf32>
+#id = affine_map<(d0) -> (d0)>
+func.func @branch(%a: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
+  %r = scf.if %p -> (tensor<4xf32>) {
+    %e = tensor.empty() : tensor<4xf32>
+    %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %s = math.sin %v : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  } else {
+    scf.yield %a : tensor<4xf32>
+  }
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
+// Tensor results become trailing out-parameters the caller allocates; a call result the
+// caller returns is computed in the caller's own out-parameter.
+// CHECK-LABEL: func.func private @callee(%x: memref<4xf32>, %out: memref<4xf32>) -> f32 {
+// CHECK:         "memref.copy"(%x, %out)
+// CHECK-NEXT:    func.return %s : f32
+// CHECK-LABEL: func.func @caller(%a: memref<4xf32>, %out: memref<4xf32>) -> f32 {
+// CHECK-NEXT:    %[[Y:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:    %s = func.call @callee(%a, %[[Y]]) : (memref<4xf32>, memref<4xf32>) -> f32
+// CHECK-NEXT:    %t = func.call @callee(%[[Y]], %out) : (memref<4xf32>, memref<4xf32>) -> f32
+// CHECK-NEXT:    memref.dealloc %[[Y]] : memref<4xf32>
+// CHECK-NEXT:    func.return %s : f32
+func.func private @callee(%x: tensor<4xf32>) -> (tensor<4xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  %s = tensor.extract %x[%c0] : tensor<4xf32>
+  func.return %x, %s : tensor<4xf32>, f32
+}
+func.func @caller(%a: tensor<4xf32>) -> (tensor<4xf32>, f32) {
+  %y, %s = func.call @callee(%a) : (tensor<4xf32>) -> (tensor<4xf32>, f32)
+  %z, %t = func.call @callee(%y) : (tensor<4xf32>) -> (tensor<4xf32>, f32)
+  func.return %z, %s : tensor<4xf32>, f32
+}
+
+// -----
+
+// An op outside the stage contract: a located error, exit code 1.
+// ERR: bufferize.mlir:[[# @LINE + 3]]:3: error: 'tensor.concat' op is outside the "linalg" stage contract (docs/design/cpu-pipeline.md); bufferize cannot convert it
+// EXIT: exit=1
+func.func @outside_the_contract(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<4xf32> {
+  %c = tensor.concat dim(0) %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+  func.return %c : tensor<4xf32>
+}

@@ -1,0 +1,74 @@
+// RUN: not irgrad-opt -p convert-cf-to-llvm --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -p convert-cf-to-llvm --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+
+// Branches become llvm branches; block arguments of non-entry blocks get llvm types
+// (index is i64), uses of the old type go through an unrealized cast.
+
+// CHECK-LABEL: func.func @loop
+// CHECK:        %[[INIT:.*]] = builtin.unrealized_conversion_cast %i0 : index to i64
+// CHECK:        llvm.br ^[[HEAD:.*]](%n, %[[INIT]] : i32, i64)
+// CHECK-NEXT: ^[[HEAD]](%x: i32, %[[K:.*]]: i64):
+// CHECK-NEXT:   %k = builtin.unrealized_conversion_cast %[[K]] : i64 to index
+// CHECK-NEXT:   %c = arith.cmpi sgt, %x, %c0 : i32
+// CHECK-NEXT:   llvm.cond_br %c, ^[[BODY:.*]](%x, %[[K]] : i32, i64), ^[[EXIT:.*]](%x, %[[K]] : i32, i64)
+// CHECK:        %[[NEXT:.*]] = builtin.unrealized_conversion_cast %j1 : index to i64
+// CHECK-NEXT:   llvm.br ^[[HEAD]](%next, %[[NEXT]] : i32, i64)
+// CHECK-NOT:  cf.
+func.func @loop(%n: i32) -> (i32, index) {
+  %c0 = arith.constant 0 : i32
+  %i0 = arith.constant 0 : index
+  cf.br ^bb1(%n, %i0 : i32, index)
+^bb1(%x: i32, %k: index):
+  %c = arith.cmpi sgt, %x, %c0 : i32
+  cf.cond_br %c, ^bb2(%x, %k : i32, index), ^bb3(%x, %k : i32, index)
+^bb2(%y: i32, %j: index):
+  %one = arith.constant 1 : i32
+  %next = arith.subi %y, %one : i32
+  %i1 = arith.constant 1 : index
+  %j1 = arith.addi %j, %i1 : index
+  cf.br ^bb1(%next, %j1 : i32, index)
+^bb3(%r: i32, %r_1: index):
+  func.return %r, %r_1 : i32, index
+}
+
+// -----
+
+// xDSL's llvm dialect has no switch: a chain of compares and conditional branches.
+
+// CHECK-LABEL: func.func @switch
+// CHECK:        %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:   %[[IS1:.*]] = llvm.icmp "eq" %flag, %[[ONE]] : i32
+// CHECK-NEXT:   llvm.cond_br %[[IS1]], ^[[CASE1:.*]], ^[[NEXT:.*]]
+// CHECK-NEXT: ^[[NEXT]]:
+// CHECK-NEXT:   %[[FIVE:.*]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-NEXT:   %[[IS5:.*]] = llvm.icmp "eq" %flag, %[[FIVE]] : i32
+// CHECK-NEXT:   llvm.cond_br %[[IS5]], ^[[CASE5:.*]], ^[[DEFAULT:.*]]
+func.func @switch(%flag: i32) -> i32 {
+  cf.switch %flag : i32, [
+    default: ^bb3,
+    1: ^bb1,
+    5: ^bb2
+  ]
+^bb1:
+  %a = arith.constant 10 : i32
+  cf.br ^bb4(%a : i32)
+^bb2:
+  %b = arith.constant 50 : i32
+  cf.br ^bb4(%b : i32)
+^bb3:
+  %d = arith.constant -1 : i32
+  cf.br ^bb4(%d : i32)
+^bb4(%r: i32):
+  func.return %r : i32
+}
+
+// -----
+
+// cf.assert would abort the process: outside the contract.
+
+func.func @assert(%c: i1) {
+  cf.assert %c, "boom"
+  func.return
+}
+
+// ERR: convert-cf-to-llvm.mlir:[[# @LINE - 4]]:3: error: 'cf.assert' op is outside the stage contract: convert-cf-to-llvm does not lower asserts (a failed assert would abort the process)
