@@ -145,7 +145,10 @@ class RuleBuilder:
         cached = self._constants.get(key)
         if cached is not None:
             return cached
-        if isinstance(type, TensorType):
+        if isinstance(type, TensorType) and isinstance(type.get_element_type(), IndexType):
+            # nn has no index tensors (a loop's tape of index counters is one): splat the scalar instead.
+            result = self.value(tensor.SplatOp(self.full(value, IndexType()), [], type))
+        elif isinstance(type, TensorType):
             result = self.value(nn.FullOp(value, type))
         elif isinstance(type, IntegerType | IndexType):
             result = self.value(arith.ConstantOp(IntegerAttr(int(value), type)))

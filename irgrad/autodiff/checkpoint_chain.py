@@ -162,7 +162,8 @@ def _segment_function(
     ret.location = part[-1].location
     body.add_op(ret)
     name = _fresh_name(function, f"{function.sym_name.data}_segment{index}")
-    segment = func.FuncOp(name, ([v.type for v in inputs], [v.type for v in outputs]), Region(body), visibility="private")
+    signature = ([v.type for v in inputs], [v.type for v in outputs])
+    segment = func.FuncOp(name, signature, Region(body), visibility="private")
     segment.location = part[0].location
     parent = function.parent_block()
     assert parent is not None

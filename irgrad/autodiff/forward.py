@@ -3,8 +3,9 @@
 One walk in program order: each op is cloned, and when it is active its JVP rule emits the tangent of its
 results right after it, from the tangents of its operands (`None`, a symbolic zero, for inactive ones).
 Nothing is saved: tangents travel beside the primal values. An op with regions also gets the tangents of
-the values its regions capture from outside (`b.captured`), after its operands' ones. Results that do not depend on a `wrt` argument
-get zero tangents (of their own type, integers included, as `autodiff.jvp` promises).
+the values its regions capture from outside (`b.captured`), after its operands' ones. Results that do not
+depend on a `wrt` argument get zero tangents (of their own type, integers included, as `autodiff.jvp`
+promises).
 """
 
 from __future__ import annotations

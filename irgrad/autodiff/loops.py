@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, func, scf, tensor
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, SymbolRefAttr, TensorType
 from xdsl.ir import Attribute, Block, SSAValue
 
@@ -151,9 +151,7 @@ def tape_type(value_type: Attribute, trips: int) -> TensorType:
 
 
 def empty_tape(b: RuleBuilder, type: TensorType) -> SSAValue:
-    """A tape before its rows are written: zeros (`tensor.empty` for index elements, which nn has no zeros of)."""
-    if isinstance(type.get_element_type(), IndexType):
-        return b.value(tensor.EmptyOp([], type))
+    """A tape before its rows are written: zeros (every row is written before it is read)."""
     return b.zeros(type)
 
 

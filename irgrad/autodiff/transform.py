@@ -8,11 +8,13 @@ placed after its callee, built once per (callee, mode, wrt) and reused:
 - `@f_vjp(args..., cts...) -> (results..., arg_cts...)` (reverse.py); `grad` calls it with the seed 1.0 and
   keeps the gradients, `value_and_grad` keeps the value too, `vjp` is exactly this call;
 - `@f_jvp(args..., tangents...) -> (results..., result_tangents...)` (forward.py) for `jvp`.
-A name already taken gets the wrt list appended (`@f_vjp_wrt_1`), then a number. Generated functions hold
-only nn/arith/math/func ops, so requests on them (grad of grad, jvp of grad) work by running to a fixed
-point: before a function is differentiated, the requests inside it are expanded. Finally
-`autodiff.stop_gradient` becomes the identity and `autodiff.checkpoint`/`custom_vjp` outside any
-differentiated code become plain `func.call`s of their callee.
+A name already taken gets the wrt list appended (`@f_vjp_wrt_1`), then a number. Regions (loop bodies,
+branches) are outlined into functions of their own (`@f_for_body`, outline.py) that the rules differentiate
+the same way. Generated functions hold only nn/arith/math/scf/tensor/func ops, so requests on them (grad
+of grad, jvp of grad) work by running to a fixed point: before a function is differentiated, the requests
+inside it are expanded. Finally the generated functions nothing calls are removed, `autodiff.stop_gradient`
+becomes the identity and `autodiff.checkpoint`/`custom_vjp` outside any differentiated code become plain
+`func.call`s of their callee.
 """
 
 from __future__ import annotations

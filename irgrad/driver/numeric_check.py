@@ -28,6 +28,7 @@ _TOLERANCE = {"float16": 2e-3, "bfloat16": 2e-2, "float32": 1e-5, "float64": 1e-
 @dataclass
 class _Case:
     inputs: list[object]
+    result_types: list[Attribute]
     outputs: list[np.ndarray]
 
 
@@ -66,8 +67,12 @@ def _random_value(t: Attribute, rng: np.random.Generator) -> object | None:
     return array if shape or isinstance(t, (TensorType, MemRefType)) else array[()]
 
 
-def _run(module: ModuleOp, name: str, inputs: list[object], n_results: int) -> list[np.ndarray]:
-    """Runs `@name`; with out-parameters (more args than inputs), returns them as results."""
+def _run(module: ModuleOp, name: str, inputs: list[object], result_types: list[Attribute]) -> list[np.ndarray]:
+    """Runs `@name` on `inputs` and returns its results in the original signature's order.
+
+    After `bufferize`, tensor results are trailing memref out-parameters (in result order) and
+    scalar results stay results: the checker allocates the buffers and re-interleaves.
+    """
     from irgrad.backends.interpreter import run_function
 
     fn = _public_functions(module)[name]
@@ -78,10 +83,12 @@ def _run(module: ModuleOp, name: str, inputs: list[object], n_results: int) -> l
         buffer = _random_value(t, np.random.default_rng(1))
         out_buffers.append(buffer)
         args.append(buffer)
-    results = list(run_function(module, name, args))
-    if out_buffers:
-        results = out_buffers + results
-    return [np.asarray(r) for r in results]
+    returned = list(run_function(module, name, args))
+    if not out_buffers:
+        return [np.asarray(r) for r in returned]
+    buffers, scalars = iter(out_buffers), iter(returned)
+    ordered = [next(buffers) if isinstance(t, TensorType) else next(scalars) for t in result_types]
+    return [np.asarray(r) for r in ordered]
 
 
 def _differs(expected: np.ndarray, actual: np.ndarray) -> str | None:
@@ -118,8 +125,9 @@ class NumericChecker:
             inputs = [_random_value(t, rng) for t in fn.function_type.inputs.data]
             if any(x is None for x in inputs):
                 continue
-            outputs = _run(module, name, inputs, len(fn.function_type.outputs.data))
-            self.cases[name] = _Case(inputs, outputs)
+            result_types = list(fn.function_type.outputs.data)
+            outputs = _run(module, name, inputs, result_types)
+            self.cases[name] = _Case(inputs, result_types, outputs)
 
     def check(self, module: ModuleOp, pass_name: str) -> None:
         functions = _public_functions(module)
@@ -127,7 +135,7 @@ class NumericChecker:
             if name not in functions:
                 raise PassError(f"--verify-each=numeric: pass '{pass_name}' removed function @{name}")
             try:
-                outputs = _run(module, name, case.inputs, len(case.outputs))
+                outputs = _run(module, name, case.inputs, case.result_types)
             except Exception as err:  # the program no longer runs: that is the pass's doing
                 raise PassError(
                     f"--verify-each=numeric: after pass '{pass_name}', @{name} no longer runs on "

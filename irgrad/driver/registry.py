@@ -297,3 +297,7 @@ register_pass("convert-func-to-llvm", lazy("irgrad.lowering.func_to_llvm", "Conv
 register_pass("convert-cf-to-llvm", lazy("irgrad.lowering.cf_to_llvm", "ConvertCfToLLVMPass"))
 register_pass("convert-to-llvm", lazy("irgrad.lowering.to_llvm", "ConvertToLLVMPass"))
 register_pass("test-miscompile", lazy("irgrad.driver.test_passes", "TestMiscompilePass"))
+register_pass(
+    "linalg-fuse-elementwise",
+    lazy("irgrad.lowering.linalg_fuse_elementwise", "LinalgFuseElementwisePass"),
+)

@@ -28,7 +28,6 @@ from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
-    Float64Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -162,7 +161,9 @@ class DivisionLowering(RewritePattern):
             b.replace(op, zero if is_rem else a)
             return
         unsafe = b.icmp("eq", d, zero)
-        signed = isinstance(op, arith.DivSIOp | arith.RemSIOp | arith.FloorDivSIOp | arith.CeilDivSIOp)
+        signed = isinstance(
+            op, arith.DivSIOp | arith.RemSIOp | arith.FloorDivSIOp | arith.CeilDivSIOp
+        )
         if signed:
             overflow = b.and_(
                 b.icmp("eq", a, b.const_int(-(1 << (width - 1)), t)),
@@ -410,4 +411,3 @@ class ConvertArithToLLVMPass(ModulePass):
             apply_recursively=False,
         ).rewrite_module(op)
         check_no_ops_left(op, "arith", self.name)
-

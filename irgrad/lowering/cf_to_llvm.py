@@ -81,9 +81,7 @@ class SwitchLowering(RewritePattern):
             matched = current.icmp("eq", flag, current.const_int(value, flag.type))
             args = current.operands(operands)
             if is_last:
-                current.insert(
-                    llvm.CondBrOp(matched, dest, args, op.default_block, default_args)
-                )
+                current.insert(llvm.CondBrOp(matched, dest, args, op.default_block, default_args))
                 break
             following = rewriter.create_block(BlockInsertPoint.after(anchor))
             current.insert(llvm.CondBrOp(matched, dest, args, following, []))

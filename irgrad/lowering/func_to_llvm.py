@@ -8,12 +8,13 @@ Output IR:
   internal linkage, the others external;
 - `func.call` becomes `llvm.call`, `func.return` becomes `llvm.return`;
 - with `packed-interface=true` (the default) every public function with a body also gets
-  `llvm.func @_irgrad_packed_f(%args: !llvm.ptr)`, the entry the runtime calls: `args`
-  points at an array of pointers, one per argument then one per result; a memref
-  argument's slot holds the data pointer itself, a scalar's slot points at the value
-  (i1 as one byte), a result's slot points at where to store it. One signature for every
-  function, so a caller (ctypes) needs no per-type calling convention (f16 and bf16
-  scalars, struct returns).
+  `llvm.func @_irgrad_packed_f(%args: !llvm.ptr)`, the entry the runtime calls (MLIR's
+  packed interface): `args` points at an array of pointers, one per argument then one per
+  result; argument slot k points at the argument's value (for a memref, at a word holding
+  its data pointer; i1 is one byte), result slot k points at where to store the result.
+  One signature for every function, so a caller (ctypes) needs no per-type calling
+  convention (f16 and bf16 scalars, struct returns); and the runtime can point a memref's
+  slot straight at the data field of a numpy array object.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def packed_wrapper(callee: llvm.FuncOp, ft: FunctionType) -> llvm.FuncOp:
     for k, t in enumerate(ft.inputs.data):
         pointer = slot(k)
         if isinstance(t, MemRefType):
-            values.append(pointer)
+            values.append(b.insert(llvm.LoadOp(pointer, PTR)))
         elif t == i1:
             byte = b.insert(llvm.LoadOp(pointer, i8))
             values.append(b.icmp("ne", byte, b.const_int(0, i8)))
@@ -178,9 +179,7 @@ class CallLowering(RewritePattern):
         args = b.operands(op.arguments)
         out = result_type(list(op.result_types))
         returned = None if isinstance(out, llvm.LLVMVoidType) else out
-        call = b.insert(
-            llvm.CallOp(op.callee.string_value(), *args, return_type=returned)
-        )
+        call = b.insert(llvm.CallOp(op.callee.string_value(), *args, return_type=returned))
         if len(op.results) <= 1:
             b.replace(op, *([call] if op.results else []))
             return

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
 import ml_dtypes
 import numpy as np
@@ -40,13 +41,12 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     Signedness,
     UnrealizedConversionCastOp,
-    i1,
     i8,
     i16,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
@@ -111,11 +111,7 @@ def is_native_float(t: Attribute) -> bool:
 
 def is_scalar_type(t: Attribute) -> bool:
     """The scalar types of the contract: signless integers, index, f16, bf16, f32, f64."""
-    return (
-        is_signless_integer(t)
-        or isinstance(t, IndexType | BFloat16Type)
-        or is_native_float(t)
-    )
+    return is_signless_integer(t) or isinstance(t, IndexType | BFloat16Type) or is_native_float(t)
 
 
 def is_legal_llvm_type(t: Attribute) -> bool:
@@ -187,7 +183,11 @@ class LLVMBuilder:
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
     def operand(self, value: SSAValue) -> SSAValue:
-        """`value` as its llvm type."""
+        """`value` as its llvm type.
+
+        The cast goes right after the value's definition and is shared by all its uses:
+        one cast per value instead of one per use keeps the IR (and compile time) small.
+        """
         target = convert_type(value.type)
         if target == value.type:
             return value
@@ -198,7 +198,17 @@ class LLVMBuilder:
             and owner.inputs[0].type == target
         ):
             return owner.inputs[0]
-        return self.insert(UnrealizedConversionCastOp.get([value], [target]))
+        cached = _CASTS.get(value)
+        if cached is not None and cached.owner.parent is not None:  # type: ignore[union-attr]
+            return cached
+        cast = UnrealizedConversionCastOp.get([value], [target])
+        if isinstance(value, BlockArgument):
+            point = InsertPoint.at_start(value.block)
+        else:
+            point = InsertPoint.after(owner)  # type: ignore[arg-type]
+        self.rewriter.insert(cast, point)
+        _CASTS[value] = cast.results[0]
+        return cast.results[0]
 
     def operands(self, values: Sequence[SSAValue]) -> list[SSAValue]:
         return [self.operand(v) for v in values]
@@ -224,18 +234,32 @@ class LLVMBuilder:
         value &= (1 << width) - 1
         if value >= 1 << (width - 1):
             value -= 1 << width
-        if width == 1:
-            attr = IntegerAttr.from_bool(value != 0)
-        else:
-            attr = IntegerAttr(value, t)
-        return self.insert(llvm.ConstantOp(attr, t))
+        attr = IntegerAttr.from_bool(value != 0) if width == 1 else IntegerAttr(value, t)
+        return self.constant(attr, t)
 
     def const_float(self, value: float, t: Attribute) -> SSAValue:
         """A float constant of type `t` (bf16 becomes its i16 bits)."""
         if isinstance(t, BFloat16Type):
             return self.const_int(bf16_bits(value), i16)
         assert isinstance(t, AnyFloat)
-        return self.insert(llvm.ConstantOp(FloatAttr(value, t), t))
+        return self.constant(FloatAttr(value, t), t)
+
+    def constant(self, attr: Attribute, t: Attribute) -> SSAValue:
+        """An `llvm.mlir.constant`, one per value and function, in the entry block."""
+        function = _function_of(self.point.block)
+        if function is None:
+            return self.insert(llvm.ConstantOp(attr, t))
+        cache = _CONSTANTS.setdefault(function, {})
+        key = (attr, t)
+        hit = cache.get(key)
+        if hit is not None and hit.owner.parent is not None:  # type: ignore[union-attr]
+            return hit
+        entry = function.regions[0].first_block
+        assert entry is not None
+        op = llvm.ConstantOp(attr, t)
+        self.rewriter.insert(op, InsertPoint.at_start(entry))
+        cache[key] = op.result
+        return op.result
 
     # -- arithmetic -------------------------------------------------------------------------
 
@@ -326,9 +350,7 @@ class LLVMBuilder:
         self, callee: str, args: Sequence[SSAValue], result_type: Attribute | None
     ) -> SSAValue:
         """A call of the C function `callee`, declared in the module on first use."""
-        declare_function(
-            self.point.block, callee, [a.type for a in args], result_type
-        )
+        declare_function(self.point.block, callee, [a.type for a in args], result_type)
         return self.insert(llvm.CallOp(callee, *args, return_type=result_type))
 
     # -- float formats ----------------------------------------------------------------------
@@ -391,6 +413,24 @@ class LLVMBuilder:
         if float_width(src) < float_width(dst):
             return self.fpext(x, dst)
         return self.fptrunc(x, dst)
+
+
+_CASTS: WeakKeyDictionary[SSAValue, SSAValue] = WeakKeyDictionary()
+"""A value -> the cast of it to its llvm type (live while the value is)."""
+_CONSTANTS: WeakKeyDictionary[Operation, dict[tuple[Attribute, Attribute], SSAValue]] = (
+    WeakKeyDictionary()
+)
+"""A function -> its llvm constants by (value, type)."""
+
+
+def _function_of(block: Block | None) -> Operation | None:
+    """The func.func or llvm.func whose body holds `block`."""
+    from xdsl.dialects import func
+
+    op = block.parent_op() if block is not None else None
+    while op is not None and not isinstance(op, func.FuncOp | llvm.FuncOp):
+        op = op.parent_op()
+    return op
 
 
 def float_width(t: Attribute) -> int:

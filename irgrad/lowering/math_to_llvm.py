@@ -196,9 +196,7 @@ class FloatFunctionLowering(RewritePattern):
         b.replace(op, narrow(b, result, t) if result.type != convert_type(t) else result)
 
     @staticmethod
-    def compute(
-        b: LLVMBuilder, op: Operation, args: list[SSAValue], ct: Attribute
-    ) -> SSAValue:
+    def compute(b: LLVMBuilder, op: Operation, args: list[SSAValue], ct: Attribute) -> SSAValue:
         kind = type(op)
         if kind in EXACT_INTRINSICS or kind in INTRINSICS:
             name = EXACT_INTRINSICS.get(kind) or INTRINSICS[kind]

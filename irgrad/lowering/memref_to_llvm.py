@@ -10,7 +10,8 @@ Output IR: a memref value is one `!llvm.ptr` to the first element of its view.
   dynamic offsets included; sizes and steps live in the result type's shape and strides;
 - `memref.alloc`: `aligned_alloc(64, size rounded up to 64)`; `memref.dealloc`: `free`;
 - `memref.alloca`: an `llvm.alloca` (64-byte aligned) in the function's entry block, so a
-  loop does not grow the stack;
+  loop does not grow the stack; above 64 KiB an `aligned_alloc` there, freed before every
+  return of the function, so a large buffer cannot overflow the stack;
 - `memref.copy`: `llvm.memcpy` when source and target are both contiguous, else an
   `scf.for` nest of element loads and stores (so this pass runs before convert-scf-to-cf);
 - `memref.global`: an `llvm.mlir.global` (internal unless public, 64-byte aligned) holding
@@ -91,9 +92,7 @@ def checked_type(value: SSAValue, op: Operation) -> MemRefType:
         raise PassError(f"expected a memref, got {t}", op)
     t = cast(MemRefType[Attribute], t)
     if any(d < 0 for d in t.get_shape()):
-        raise PassError(
-            f"has dynamic shape {t}; {PASS} supports static shapes only", op
-        )
+        raise PassError(f"has dynamic shape {t}; {PASS} supports static shapes only", op)
     if not is_scalar_type(t.get_element_type()):
         raise PassError(f"has element type {t.get_element_type()}, not a scalar", op)
     strides_of(t, op)
@@ -109,9 +108,7 @@ def strides_of(t: MemRefType[Attribute], op: Operation) -> list[int]:
     if isinstance(layout, StridedLayoutAttr):
         strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides]
         if any(s is None for s in strides):
-            raise PassError(
-                f"has dynamic strides ({t}); {PASS} needs static strides", op
-            )
+            raise PassError(f"has dynamic strides ({t}); {PASS} needs static strides", op)
         return cast(list[int], strides)
     if isinstance(layout, AffineMapAttr) and layout.data.is_identity():
         return row_major_strides(shape)
@@ -122,9 +119,7 @@ def is_contiguous(t: MemRefType[Attribute], op: Operation) -> bool:
     """True when the elements are packed in row-major order (size-1 dims ignored)."""
     shape = t.get_shape()
     expected = row_major_strides(shape)
-    return all(
-        n == 1 or s == e for n, s, e in zip(shape, strides_of(t, op), expected, strict=True)
-    )
+    return all(n == 1 or s == e for n, s, e in zip(shape, strides_of(t, op), expected, strict=True))
 
 
 def element_offset(
@@ -156,9 +151,7 @@ def offset_pointer(
 ) -> SSAValue:
     if isinstance(offset, int) and offset == 0:
         return ptr
-    return b.insert(
-        llvm.GEPOp.from_mixed_indices(ptr, [offset], element, inbounds=True)
-    )
+    return b.insert(llvm.GEPOp.from_mixed_indices(ptr, [offset], element, inbounds=True))
 
 
 def element_pointer(
@@ -230,10 +223,13 @@ class AllocLowering(RewritePattern):
         # C11 wants the size to be a multiple of the alignment; a zero size may give NULL.
         size = max(alignment, -(-_buffer_bytes(t) // alignment) * alignment)
         b = LLVMBuilder(rewriter, op)
-        ptr = b.call(
-            "aligned_alloc", [b.const_int(alignment), b.const_int(size)], PTR
-        )
+        ptr = b.call("aligned_alloc", [b.const_int(alignment), b.const_int(size)], PTR)
         b.replace(op, ptr)
+
+
+ALLOCA_LIMIT = 64 * 1024
+"""Bytes; a larger `memref.alloca` is heap memory freed at every return (a stack of a few
+MiB must not overflow on a large buffer)."""
 
 
 class AllocaLowering(RewritePattern):
@@ -241,21 +237,29 @@ class AllocaLowering(RewritePattern):
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter):
         t = checked_type(op.memref, op)
         element = storage_type(t.get_element_type())
-        entry = _entry_block(op)
+        function = _enclosing_function(op)
+        entry = function.regions[0].first_block if function is not None else None
         b = LLVMBuilder(rewriter, InsertPoint.at_start(entry) if entry else op)
-        count = b.const_int(max(1, math.prod(t.get_shape())))
-        ptr = b.insert(llvm.AllocaOp(count, element, alignment=ALLOC_ALIGNMENT))
+        if _buffer_bytes(t) <= ALLOCA_LIMIT or function is None:
+            count = b.const_int(max(1, math.prod(t.get_shape())))
+            ptr = b.insert(llvm.AllocaOp(count, element, alignment=ALLOC_ALIGNMENT))
+        else:
+            size = -(-_buffer_bytes(t) // ALLOC_ALIGNMENT) * ALLOC_ALIGNMENT
+            ptr = b.call(
+                "aligned_alloc", [b.const_int(ALLOC_ALIGNMENT), b.const_int(size)], PTR
+            )
+            for block in function.regions[0].blocks:
+                if isinstance(block.last_op, func.ReturnOp | llvm.ReturnOp):
+                    LLVMBuilder(rewriter, block.last_op).call("free", [ptr], None)
         LLVMBuilder(rewriter, op).replace(op, ptr)
 
 
-def _entry_block(op: Operation) -> Block | None:
-    """The entry block of the function around `op`."""
+def _enclosing_function(op: Operation) -> Operation | None:
+    """The func.func or llvm.func around `op` (its entry block holds the allocas)."""
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, func.FuncOp | llvm.FuncOp):
         parent = parent.parent_op()
-    if parent is None:
-        return None
-    return parent.regions[0].first_block
+    return parent
 
 
 class DeallocLowering(RewritePattern):
@@ -273,9 +277,7 @@ class CopyLowering(RewritePattern):
         source_type = checked_type(op.source, op)
         target_type = checked_type(op.destination, op)
         if source_type.get_shape() != target_type.get_shape():
-            raise PassError(
-                f"copies {source_type} into {target_type}, whose shapes differ", op
-            )
+            raise PassError(f"copies {source_type} into {target_type}, whose shapes differ", op)
         b = LLVMBuilder(rewriter, op)
         if is_contiguous(source_type, op) and is_contiguous(target_type, op):
             size = b.const_int(_buffer_bytes(source_type))
@@ -364,9 +366,7 @@ def global_bytes(op: memref.GlobalOp, t: MemRefType[Attribute], count: int) -> b
     if len(raw) == size and count != 1:  # a splat
         raw = raw * count
     if len(raw) != count * size:
-        raise PassError(
-            f"initial value holds {len(raw) // size} elements, the type {count}", op
-        )
+        raise PassError(f"initial value holds {len(raw) // size} elements, the type {count}", op)
     return raw
 
 
@@ -393,9 +393,7 @@ class ViewLowering(RewritePattern):
         source, result = op.operands[0], op.results[0]
         checked_type(source, op)
         checked_type(result, op)
-        if isinstance(op, memref.ReinterpretCastOp) and (
-            op.offsets or op.sizes or op.strides
-        ):
+        if isinstance(op, memref.ReinterpretCastOp) and (op.offsets or op.sizes or op.strides):
             raise PassError("with dynamic offsets, sizes or strides is not supported", op)
         b = LLVMBuilder(rewriter, op)
         ptr = b.operand(source)
@@ -404,7 +402,9 @@ class ViewLowering(RewritePattern):
             # has lost the base, so only offset 0 on a base buffer is meaningful.
             offsets = op.static_offsets.get_values()
             ptr = offset_pointer(
-                b, ptr, offsets[0] if offsets else 0,
+                b,
+                ptr,
+                offsets[0] if offsets else 0,
                 storage_type(cast(MemRefType[Attribute], result.type).get_element_type()),
             )
         b.replace(op, ptr)
@@ -417,8 +417,7 @@ class MetadataLowering(RewritePattern):
             t = checked_type(op.source, op)
             index_op = op.index.owner
             if not (
-                isinstance(index_op, arith.ConstantOp)
-                and isinstance(index_op.value, IntegerAttr)
+                isinstance(index_op, arith.ConstantOp) and isinstance(index_op.value, IntegerAttr)
             ):
                 raise PassError("needs a constant dimension index", op)
             dim = index_op.value.value.data  # type: ignore[union-attr]
@@ -465,4 +464,3 @@ class ConvertMemRefToLLVMPass(ModulePass):
             apply_recursively=False,
         ).rewrite_module(op)
         check_no_ops_left(op, "memref", self.name)
-

@@ -15,6 +15,8 @@ from irgrad.driver.registry import build_pipeline, make_context
 STAGES: dict[str, str] = {
     "autodiff": "autodiff,canonicalize,cse,dce",
     "linalg": "autodiff,canonicalize,cse,dce,convert-nn-to-linalg",
+    "fused": "autodiff,canonicalize,cse,dce,convert-nn-to-linalg,"
+    "linalg-fuse-elementwise,canonicalize,cse",
 }
 """Stage name -> the pass-list spec that lowers `nn` IR to that stage."""
 

@@ -84,5 +84,3 @@ class ConvertScfParallelToScfPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(ParallelToForLowering()).rewrite_module(op)
-
-

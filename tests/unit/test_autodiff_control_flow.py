@@ -95,6 +95,24 @@ func.func @f(%x: tensor<3xf64>, %y: tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf
 }
 """
 
+# An index counter carried beside h and used to pick the row xs[j]: the tape holds index values too.
+INDEX_CARRY = """
+func.func @f(%xs: tensor<4x3xf64>, %h0: tensor<3xf64>) -> tensor<3xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r, %k = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %j = %c0) -> (tensor<3xf64>, index) {
+    %row = nn.dynamic_slice %xs[%j, %c0] sizes = [1, 3] : tensor<4x3xf64>, index, index -> tensor<1x3xf64>
+    %x = nn.reshape %row : tensor<1x3xf64> -> tensor<3xf64>
+    %m = nn.mul %h, %x : tensor<3xf64>
+    %s = nn.sin %m : tensor<3xf64>
+    %j1 = arith.addi %j, %c1 : index
+    scf.yield %s, %j1 : tensor<3xf64>, index
+  }
+  func.return %r : tensor<3xf64>
+}
+"""
+
 # A carried value that starts as a constant and becomes varied through the outer %w.
 BECOMES_VARIED = """
 func.func @f(%w: tensor<3xf64>) -> tensor<3xf64> {
@@ -234,6 +252,17 @@ func.func @f(%x: tensor<2x2xf64>, %y: f64) -> tensor<3xf64> {
 """
 
 
+# tensor.splat of a scalar computed from the input.
+SPLAT = """
+func.func @f(%x: tensor<2xf64>) -> tensor<2x3xf64> {
+  %c1 = arith.constant 1 : index
+  %a = tensor.extract %x[%c1] : tensor<2xf64>
+  %s = math.sin %a : f64
+  %t = tensor.splat %s : tensor<2x3xf64>
+  return %t : tensor<2x3xf64>
+}
+"""
+
 # The same with tensor arguments only (the second-order harness contracts arguments of one kind).
 ELEMENTS_OF_TENSORS = """
 func.func @f(%x: tensor<2x2xf64>) -> tensor<3xf64> {
@@ -268,6 +297,7 @@ CASES = [
     Case("for_i32_induction", [S(), S()], source=I32_INDUCTION),
     Case("for_several_carries", [T(3), T(3)], source=SEVERAL_CARRIES),
     Case("for_carry_becomes_varied", [T(3)], source=BECOMES_VARIED),
+    Case("for_index_carry_used_as_index", [T(4, 3), T(3)], source=INDEX_CARRY),
     Case("for_nested", [T(3), T(3)], source=NESTED),
     Case("for_with_if_inside", [T(3), T(3)], source=IF_IN_FOR),
     Case("if_then", [T(3), T(3), fixed(np.bool_(True), i1)], source=IF_ALONE),
@@ -277,6 +307,7 @@ CASES = [
     Case("while_counted", [T(3), T(3)], source=WHILE_COUNTED),
     Case("tensor_element_access", [T(2, 2), S()], source=ELEMENTS, order2=False),
     Case("tensor_element_access_second_order", [T(2, 2)], source=ELEMENTS_OF_TENSORS),
+    Case("tensor_splat", [T(2)], source=SPLAT),
 ]
 
 

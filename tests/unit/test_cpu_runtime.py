@@ -39,7 +39,9 @@ SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, 
            0.75, 1e-6, 20.0]  # fmt: skip
 
 
-def parallel_map(n: int, t: str, result_t: str, body: str, n_inputs: int = 1, name: str = "f") -> str:
+def parallel_map(
+    n: int, t: str, result_t: str, body: str, n_inputs: int = 1, name: str = "f"
+) -> str:
     """`@name(%x0..: memref<nxT>, %out: memref<nxR>)`: out[i] = body(x0[i], ...) in scf.parallel."""
     args = ", ".join(f"%x{k}: memref<{n}x{t}>" for k in range(n_inputs))
     loads = "\n".join(
@@ -83,13 +85,24 @@ BINARY = {
     "minnumf": "arith.minnumf", "powf": "math.powf", "atan2": "math.atan2",
     "copysign": "math.copysign",
 }  # fmt: skip
-EXACT_BINARY = {"addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf", "copysign"}
+EXACT_BINARY = {
+    "addf",
+    "subf",
+    "mulf",
+    "divf",
+    "maximumf",
+    "minimumf",
+    "maxnumf",
+    "minnumf",
+    "copysign",
+}
 
 
 def unary_module(t: str) -> str:
     n = len(SPECIAL) * 2
     return "\n".join(
-        parallel_map(n, t, t, f"%r = {op} %a0 : {t}", name=f"t_{name}") for name, op in UNARY.items()
+        parallel_map(n, t, t, f"%r = {op} %a0 : {t}", name=f"t_{name}")
+        for name, op in UNARY.items()
     )
 
 
@@ -102,7 +115,9 @@ def binary_module(t: str) -> str:
 
 
 def unary_inputs(dtype: np.dtype) -> np.ndarray:
-    values = np.array(SPECIAL + [0.25 * v for v in SPECIAL[3:]] + [1.5, -0.9, 0.999], dtype=np.float64)
+    values = np.array(
+        SPECIAL + [0.25 * v for v in SPECIAL[3:]] + [1.5, -0.9, 0.999], dtype=np.float64
+    )
     return values[: len(SPECIAL) * 2].astype(dtype)
 
 
@@ -123,7 +138,10 @@ def test_binary_float_functions(t: str, name: str) -> None:
         # IEEE 754) give +inf, which the compiled code keeps.
         y = np.where((x == -np.inf) & (y == 0.5), 2.0, y)
     check_loops(
-        binary_module(t), f"t_{name}", x.astype(dtype), y.astype(dtype),
+        binary_module(t),
+        f"t_{name}",
+        x.astype(dtype),
+        y.astype(dtype),
         exact=name in EXACT_BINARY,
     )
 
@@ -147,7 +165,10 @@ CMPF = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
 @pytest.mark.parametrize("t", ["f32", "bf16", "f16"])
 def test_float_comparisons_with_nan(t: str) -> None:
     dtype = FLOAT_TYPES[t]
-    x, y = np.meshgrid(np.array([np.nan, -np.inf, -1.0, -0.0, 0.0, 2.0]), np.array([np.nan, -0.0, 0.0, 2.0, np.inf]))
+    x, y = np.meshgrid(
+        np.array([np.nan, -np.inf, -1.0, -0.0, 0.0, 2.0]),
+        np.array([np.nan, -0.0, 0.0, 2.0, np.inf]),
+    )
     x, y = x.ravel().astype(dtype), y.ravel().astype(dtype)
     for predicate in CMPF:
         text = parallel_map(x.size, t, "i1", f"%r = arith.cmpf {predicate}, %a0, %a1 : {t}", 2)
@@ -238,9 +259,12 @@ def test_bool_logic_on_i1_buffers() -> None:
     for op in ["andi", "ori", "xori"]:
         check_loops(parallel_map(4, "i1", "i1", f"%r = arith.{op} %a0, %a1 : i1", 2), "f", x, y)
     text = parallel_map(
-        4, "i1", "f32",
+        4,
+        "i1",
+        "f32",
         "%f = arith.uitofp %a0 : i1 to f32\n    %g = arith.sitofp %a1 : i1 to f32\n"
-        "    %r = arith.addf %f, %g : f32", 2,
+        "    %r = arith.addf %f, %g : f32",
+        2,
     )
     check_loops(text, "f", x, y)
 
@@ -286,7 +310,11 @@ def test_casts(source: str, result: str, op: str, values: list) -> None:
         return numpy_dtype(next(iter(module.ops)).function_type.inputs.data[0])
 
     src = dtype_of(source)
-    x = np.array([int(v) % 2**64 for v in values], dtype=np.uint64).astype(src) if src.kind in "iu" else np.array(values, dtype=np.float64).astype(src)
+    x = (
+        np.array([int(v) % 2**64 for v in values], dtype=np.uint64).astype(src)
+        if src.kind in "iu"
+        else np.array(values, dtype=np.float64).astype(src)
+    )
     body = f"%r = arith.{op} %a0 : {source} to {result}"
     check_loops(parallel_map(len(values), source, result, body), "f", x, exact=True)
 
@@ -346,7 +374,9 @@ def test_matmul_loops(t: str) -> None:
     a = rng.standard_normal((7, 5)).astype(dtype)
     b = rng.standard_normal((5, 9)).astype(dtype)
     _, (c,) = check_loops(MATMUL.replace("T", t), "matmul", a, b)
-    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4 if t == "f32" else 1e-12, atol=1e-5)
+    np.testing.assert_allclose(
+        c, a.astype(np.float64) @ b, rtol=1e-4 if t == "f32" else 1e-12, atol=1e-5
+    )
 
 
 def test_parallel_reduction_with_scf_reduce() -> None:
@@ -416,7 +446,9 @@ func.func @collatz(%x: memref<8xi32>, %steps: memref<8xi32>) {
   }) : (index, index, index) -> ()
   func.return
 }"""
-    _, (steps,) = check_loops(text, "collatz", np.array([1, 2, 3, 6, 7, 27, 97, 871], dtype=np.int32))
+    _, (steps,) = check_loops(
+        text, "collatz", np.array([1, 2, 3, 6, 7, 27, 97, 871], dtype=np.int32)
+    )
     assert steps[5] == 111
 
 
@@ -525,6 +557,32 @@ func.func @nested(%m: memref<4x6xi64>, %i: index, %out: memref<4x6xi64>) {
     check_loops(text, "nested", np.arange(24, dtype=np.int64).reshape(4, 6), 1)
 
 
+def test_large_alloca_is_heap_memory() -> None:
+    """An 80 KB alloca would risk the stack; it is allocated and freed at every return."""
+    text = """
+func.func @prefix(%x: memref<20000xf32>, %out: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 20000 : index
+  %scratch = memref.alloca() : memref<20000xf32>
+  %zero = arith.constant 0.0 : f32
+  %total = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = memref.load %x[%i] : memref<20000xf32>
+    %s = arith.addf %acc, %v : f32
+    memref.store %s, %scratch[%i] : memref<20000xf32>
+    scf.yield %s : f32
+  }
+  %last = arith.subi %n, %c1 : index
+  %r = memref.load %scratch[%last] : memref<20000xf32>
+  memref.store %r, %out[%c0] : memref<1xf32>
+  func.return
+}"""
+    x = np.random.default_rng(3).random(20_000).astype(np.float32)
+    _, (out,) = check_loops(text, "prefix", x, exact=True)
+    ir = compiled(text)[1].llvm_ir
+    assert "aligned_alloc" in ir and " alloca " not in ir
+
+
 def test_globals_constant_tables() -> None:
     text = """
 "memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<4xi32>, initial_value = dense<[10, -20, 30, 40]> : tensor<4xi32>, constant}> : () -> ()
@@ -551,6 +609,47 @@ func.func @gather(%idx: memref<6xi32>, %out: memref<6xi32>, %w: memref<1xf32>, %
   func.return
 }"""
     check_loops(text, "gather", np.array([3, 0, 1, 1, 2, 3], dtype=np.int32))
+
+
+def test_memrefs_through_if_and_loop_carried_values() -> None:
+    """Buffers chosen by scf.if and swapped through scf.for iter_args (ping-pong)."""
+    text = """
+func.func @smooth(%x: memref<8xf64>, %steps: index, %first: i1, %out: memref<8xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %half = arith.constant 0.5 : f64
+  %a = memref.alloc() : memref<8xf64>
+  %b = memref.alloc() : memref<8xf64>
+  "memref.copy"(%x, %a) : (memref<8xf64>, memref<8xf64>) -> ()
+  "memref.copy"(%x, %b) : (memref<8xf64>, memref<8xf64>) -> ()
+  %src:2 = scf.for %s = %c0 to %steps step %c1 iter_args(%cur = %a, %nxt = %b) -> (memref<8xf64>, memref<8xf64>) {
+    scf.for %i = %c1 to %c7 step %c1 {
+      %l = arith.subi %i, %c1 : index
+      %r = arith.addi %i, %c1 : index
+      %vl = memref.load %cur[%l] : memref<8xf64>
+      %vr = memref.load %cur[%r] : memref<8xf64>
+      %m = arith.addf %vl, %vr : f64
+      %h = arith.mulf %m, %half : f64
+      memref.store %h, %nxt[%i] : memref<8xf64>
+    }
+    scf.yield %nxt, %cur : memref<8xf64>, memref<8xf64>
+  }
+  %pick = scf.if %first -> (memref<8xf64>) {
+    scf.yield %src#0 : memref<8xf64>
+  } else {
+    scf.yield %src#1 : memref<8xf64>
+  }
+  "memref.copy"(%pick, %out) : (memref<8xf64>, memref<8xf64>) -> ()
+  memref.dealloc %a : memref<8xf64>
+  memref.dealloc %b : memref<8xf64>
+  func.return
+}"""
+    x = np.array([0, 8, 1, 7, 2, 6, 3, 5], dtype=np.float64)
+    for steps in (0, 1, 4):
+        for first in (True, False):
+            check_loops(text, "smooth", x, steps, np.bool_(first))
 
 
 def test_f16_and_bf16_buffers_and_scalars() -> None:
@@ -607,7 +706,10 @@ def test_arguments_are_checked_before_the_call() -> None:
     x = np.ones((3, 4))
     with pytest.raises(ArgumentError, match=r"@add2 takes 3 argument\(s\), got 2"):
         add(x, x)
-    with pytest.raises(ArgumentError, match=r"argument #1 of @add2: expected an array of shape \(3, 4\) and dtype float64 .* got an array of shape \(4, 3\)"):
+    with pytest.raises(
+        ArgumentError,
+        match=r"argument #1 of @add2: expected an array of shape \(3, 4\) and dtype float64 .* got an array of shape \(4, 3\)",
+    ):
         add(x, np.ones((4, 3)), 1)
     with pytest.raises(ArgumentError, match=r"argument #0 of @add2: .* dtype float32"):
         add(x.astype(np.float32), x, 1)
@@ -639,7 +741,9 @@ def test_arrays_the_code_cannot_read_in_place_are_copied() -> None:
     for a in [transposed, strided, broadcast, big_endian, misaligned, readonly]:
         for b in [readonly, broadcast, big_endian]:
             (got,) = add(a, b, 3)
-            np.testing.assert_array_equal(got, np.asarray(a, np.float64) + 3 * np.asarray(b, np.float64))
+            np.testing.assert_array_equal(
+                got, np.asarray(a, np.float64) + 3 * np.asarray(b, np.float64)
+            )
     # Inputs are never written.
     np.testing.assert_array_equal(big_endian, np.arange(12).reshape(3, 4))
 
@@ -653,6 +757,35 @@ def test_results_are_fresh_arrays() -> None:
     assert r1.flags.c_contiguous and r1.flags.writeable and r1.dtype == np.float32
 
 
+def test_the_slow_path_without_numpy_object_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the array object's data field is not where expected, pointers come from numpy."""
+    from irgrad.backends.cpu import abi
+
+    add = function(ADD_2D, "add2", 3)
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    (fast,) = add(x, x, 2)
+    monkeypatch.setattr(abi, "_DATA", None)
+    (slow,) = add(x, x, 2)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(slow, 3 * x)
+
+
+def test_calls_from_several_threads() -> None:
+    """ctypes releases the GIL during the call; concurrent calls must not interfere."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    add = function(ADD_2D, "add2", 3)
+    inputs = [np.full((3, 4), float(k)) for k in range(8)]
+
+    def work(k: int) -> bool:
+        return all(
+            np.array_equal(add(inputs[k], inputs[k], k)[0], inputs[k] * (1 + k)) for _ in range(300)
+        )
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(8)))
+
+
 def test_object_code_round_trip() -> None:
     module = parse(ADD_2D)
     compiled = compile_module(lower(module))
@@ -660,7 +793,10 @@ def test_object_code_round_trip() -> None:
     assert data[:4] == b"\x7fELF"
     reloaded = load_object(data)
     assert reloaded.llvm_ir is None and reloaded.object_code() == data
-    (arg_types, outs) = (list(module.ops)[0].function_type.inputs.data[:3], list(module.ops)[0].function_type.inputs.data[3:])
+    (arg_types, outs) = (
+        list(module.ops)[0].function_type.inputs.data[:3],
+        list(module.ops)[0].function_type.inputs.data[3:],
+    )
     fresh = reloaded.function("add2", arg_types, outs)
     x = np.random.default_rng(2).standard_normal((3, 4))
     (a,) = fresh(x, x, 5)
@@ -674,8 +810,14 @@ def test_object_code_round_trip() -> None:
 
 
 def test_loading_garbage_object_code_is_an_error() -> None:
-    with pytest.raises(CompileError):
+    """LLVM's loader would crash on these; they are refused before it sees them."""
+    data = object_code(compiled(ADD)[1])
+    with pytest.raises(CompileError, match="no ELF header"):
         load_object(b"this is not an object file")
+    with pytest.raises(CompileError, match="truncated"):
+        load_object(data[: len(data) // 2])
+    with pytest.raises(CompileError, match="not a relocatable object for this host"):
+        load_object(data[:18] + b"\x28\x00" + data[20:])  # e_machine: ARM
 
 
 def test_compile_rejects_modules_outside_stage_llvm() -> None:

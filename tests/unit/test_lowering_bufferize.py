@@ -684,6 +684,7 @@ func.func @main(%a: tensor<4xf32>, %n: index) -> tensor<4xf32> {
 
 
 def _nn_programs():
+    """(name, traced program, arguments) of nn programs covering the frontend's op families."""
     import irgrad as ig
 
     def mlp(x, w1, w2):
@@ -699,25 +700,73 @@ def _nn_programs():
     z = f32(3, 5)
     yield "softmax", ig.trace(softmax_rows, z), (z,)
 
+    def cnn(img, k):
+        y = ig.relu(ig.conv2d(img, k, padding=1))
+        return ig.max_pool2d(y, 2).sum()
 
-def _linalg_module(program):
-    from irgrad.lowering.pipelines import lower
+    img, k = f32(1, 2, 6, 6), f32(3, 2, 3, 3)
+    yield "cnn_grad", ig.trace(ig.grad(cnn, argnums=1), img, k), (img, k)
 
+    def gather(table, idx, labels):
+        rows = ig.take(table, idx, axis=0)
+        picked = ig.take_along_axis(ig.log_softmax(rows, axis=1), labels, axis=1)
+        return -picked.mean()
+
+    table, idx, labels = f32(6, 4), np.array([0, 3, 3, 5], np.int32), np.array([[1], [0], [3], [2]], np.int32)
+    yield "gather_grad", ig.trace(ig.grad(gather), table, idx, labels), (table, idx, labels)
+
+    def movement(a, b):
+        c = ig.concatenate([a, b], axis=0)
+        p = ig.pad(c[1:5, ::2], ((1, 0), (0, 2)))
+        t = ig.transpose(ig.reshape(p, (5, 5)))
+        return ig.stack([t, t * 2.0]).sum(axis=0), ig.where(a > 0, a, b)
+
+    a, b = f32(3, 6), f32(3, 6)
+    yield "data_movement", ig.trace(movement, a, b), (a, b)
+
+    def loops(x, w):
+        h = ig.fori_loop(0, 3, lambda i, h: ig.tanh(h @ w), x)
+        g = ig.cond(h.sum() > 0, lambda v: v * 2.0, lambda v: v - 1.0, h)
+        return ig.while_loop(lambda v: v.sum() < 50.0, lambda v: v + 1.0, g)
+
+    x, w = f32(2, 3), f32(3, 3)
+    yield "control_flow", ig.trace(loops, x, w), (x, w)
+
+    def integers(n, m):
+        q = ig.floor_divide(n, m)
+        return ig.bitwise_xor(q, n), ig.astype(q, ig.float32) * 0.5
+
+    n, m = np.array([7, -7, 9, 0], np.int32), np.array([2, 2, 0, 3], np.int32)
+    yield "integers", ig.trace(integers, n, m), (n, m)
+
+
+PROGRAMS = ["mlp_value_and_grad", "softmax", "cnn_grad", "gather_grad", "data_movement", "control_flow", "integers"]
+
+
+FRONT_END = "autodiff,canonicalize,cse,dce,convert-nn-to-linalg"
+STAGES = {"linalg": FRONT_END, "fused": FRONT_END + ",linalg-fuse-elementwise,canonicalize,cse"}
+
+
+def _linalg_module(program, stage: str = "linalg"):
+    """`program` lowered to stage "linalg" (or "fused", elementwise fusion applied)."""
+    from irgrad.driver.registry import irgrad_passes
+    from irgrad.lowering.pipelines import run_pipeline
+
+    if "convert-nn-to-linalg" not in irgrad_passes():
+        pytest.skip("convert-nn-to-linalg is not registered")
+    if stage == "fused" and "linalg-fuse-elementwise" not in irgrad_passes():
+        pytest.skip("linalg-fuse-elementwise is not registered")
     module = program.module.clone()
-    lower(module, "linalg")
+    run_pipeline(module, STAGES[stage])
     return module
 
 
-def _entry(module) -> str:
-    return [op.sym_name.data for op in module.ops if hasattr(op, "sym_name")][-1]
-
-
-@pytest.mark.parametrize("name", ["mlp_value_and_grad", "softmax"])
-def test_nn_programs_end_to_end(name: str):
-    pytest.importorskip("irgrad.lowering.nn_to_linalg")
+@pytest.mark.parametrize("stage", ["linalg", "fused"])
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_nn_programs_end_to_end(name: str, stage: str):
     programs = {n: (p, a) for n, p, a in _nn_programs()}
     program, args = programs[name]
-    module = _linalg_module(program)
+    module = _linalg_module(program, stage)
     check_lowered(module, args, entry=program.traced.name)
 
 
@@ -787,3 +836,89 @@ def test_the_ownership_checker_finds_leaks_and_double_frees(body: str, message: 
     module = parse(f"func.func @main(%a: memref<4xf32>, %p: i1) {{\n  {body}\n}}\n")
     with pytest.raises(ContractError, match=message):
         check_buffer_ownership(module)
+
+
+def test_a_value_overwritten_in_one_branch_stays_intact_in_the_other():
+    text = """
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
+  %e0 = tensor.empty() : tensor<4xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e0 : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %q = math.exp %v : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  %r = scf.if %p -> (tensor<4xf32>) {
+    %e = tensor.empty() : tensor<4xf32>
+    %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %s = math.sin %v : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  } else {
+    %e = tensor.empty() : tensor<4xf32>
+    %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %s = math.cos %v : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    %z = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%y, %x : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%v: f32, %w: f32, %o: f32):
+      %s = arith.subf %v, %w : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    scf.yield %z : tensor<4xf32>
+  }
+  func.return %r : tensor<4xf32>
+}
+"""
+    for p in (True, False):
+        check_text(text, f32(4), np.bool_(p))
+
+
+NESTED = """
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<4xf32>, %n: index, %p: i1) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %e0 = tensor.empty() : tensor<4xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%outer = %a, %ignored = %e0) -> (tensor<4xf32>, tensor<4xf32>) {
+    %inner = scf.for %j = %c0 to %c2 step %c1 iter_args(%acc = %outer) -> (tensor<4xf32>) {
+      %e = tensor.empty() : tensor<4xf32>
+      %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%acc, %outer : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+      ^bb0(%u: f32, %v: f32, %o: f32):
+        %h = arith.constant 0.25 : f32
+        %s = arith.mulf %u, %h : f32
+        %t = arith.addf %s, %v : f32
+        linalg.yield %t : f32
+      } -> tensor<4xf32>
+      scf.yield %y : tensor<4xf32>
+    }
+    %unused = scf.if %p -> (tensor<4xf32>) {
+      scf.yield %inner : tensor<4xf32>
+    } else {
+      scf.yield %outer : tensor<4xf32>
+    }
+    scf.yield %inner, %outer : tensor<4xf32>, tensor<4xf32>
+  }
+  func.return %r#0 : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("trips", [0, 1, 3])
+def test_nested_loops_an_ignored_iter_arg_and_an_unused_result(trips: int):
+    check_text(NESTED, f32(4), trips, np.bool_(trips % 2 == 0))
+
+
+def test_the_stage_checkers_reject_the_previous_stage():
+    from irgrad.lowering.contracts import assert_stage_loops
+
+    with pytest.raises(ContractError, match='"bufferized" stage contract'):
+        assert_stage_bufferized(parse(NAMED))
+    bufferized = lower_text(NAMED, "bufferize")
+    with pytest.raises(ContractError, match="'linalg.fill' op breaks the \"loops\" stage contract: is not allowed"):
+        assert_stage_loops(bufferized)
+    assert_stage_loops(lower_text(NAMED, "bufferize,convert-linalg-to-parallel-loops"))

@@ -70,14 +70,14 @@ def test_calls():
     check(programs.CALLS, f32(8))
 
 
-@pytest.mark.parametrize("name", ["mlp_value_and_grad", "softmax"])
-def test_nn_programs_end_to_end(name: str):
-    pytest.importorskip("irgrad.lowering.nn_to_linalg")
+@pytest.mark.parametrize("stage", ["linalg", "fused"])
+@pytest.mark.parametrize("name", programs.PROGRAMS)
+def test_nn_programs_end_to_end(name: str, stage: str):
     from _buffer_util import check_lowered
 
     for n, program, args in programs._nn_programs():
         if n == name:
-            module = programs._linalg_module(program)
+            module = programs._linalg_module(program, stage)
             check_lowered(module, args, passes=LOOPS, entry=program.traced.name)
 
 

@@ -9,7 +9,8 @@ and a `@jvp_rule` function next to the rules of the op's siblings (docs/autodiff
   scatter_add;
 - linear.py: matmul, conv2d;  pooling.py: max_pool2d;
 - func.py: func.call;  autodiff.py: stop_gradient, custom_vjp, checkpoint;
-- scf.py, tensor.py: what is not supported yet (control flow, element access), where its rules will go.
+- scf.py: scf.if, scf.for, scf.while (loops.py and outline.py hold what they share);
+- tensor.py: tensor.extract, tensor.insert, tensor.from_elements, tensor.splat, tensor.empty.
 """
 
 from irgrad.autodiff.rules import (  # noqa: F401  (imported for their registrations)

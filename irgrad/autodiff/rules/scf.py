@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irgrad.autodiff.activity import captured_values
-from irgrad.autodiff.builder import RuleBuilder
+from irgrad.autodiff.builder import RuleBuilder, or_zeros
 from irgrad.autodiff.errors import AutodiffError
 from irgrad.autodiff.loops import (
     Loop,
@@ -217,7 +217,7 @@ def _for_jvp(b: RuleBuilder, op: Operation, *tangents: T) -> Tangent:
     if not loop.varied:
         return [None] * count
     jvp = _derive(b, loop.body, "jvp", body_wrt(loop, loop.varied), for_op, loop.varied)
-    t_inits = [init_t[j] or b.zeros_like(loop.inits[j]) for j in loop.varied]
+    t_inits = [or_zeros(b, init_t[j], loop.inits[j]) for j in loop.varied]
     block = Block(arg_types=[for_op.lb.type, *(v.type for v in loop.inits), *(t.type for t in t_inits)])
     inner = b.nested(block)
     carries, t_args = block.args[1 : 1 + count], block.args[1 + count :]
@@ -350,7 +350,7 @@ def _while_jvp(b: RuleBuilder, op: Operation, *tangents: T) -> Tangent:
     if not loop.varied:
         return [None] * count
     jvp = _derive(b, loop.body, "jvp", body_wrt(loop, loop.varied), while_op, loop.varied)
-    t_inits = [init_t[j] or b.zeros_like(loop.inits[j]) for j in loop.varied]
+    t_inits = [or_zeros(b, init_t[j], loop.inits[j]) for j in loop.varied]
     types = [*(v.type for v in loop.inits), *(t.type for t in t_inits)]
     before = _forwarding_condition(while_op, types)
     after = Block(arg_types=types)

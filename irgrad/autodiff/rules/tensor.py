@@ -1,8 +1,8 @@
-"""Rules for tensor element access: extract, insert, from_elements; empty is a creation op.
+"""Rules for tensor element access: extract, insert, from_elements, splat; empty is a creation op.
 
 All three are linear in their float operands (JAX's `deflinear`), so each JVP applies the op to the
 tangents and each VJP is the op's transpose, written with the same three ops so it can be differentiated
-again: extract <-> insert into zeros, from_elements <-> one extract per element. Indices are integers and
+again: extract <-> insert into zeros, from_elements <-> one extract per element, splat <-> a sum. Indices are integers and
 get no cotangent. They matter for control flow: `ig.cond` tests a `tensor.extract` of a `tensor<i1>`,
 `ig.fori_loop` turns its counter into a tensor with `tensor.from_elements`, and a loop's tape of scalar
 carried values is written with `tensor.insert` and read with `tensor.extract`.
@@ -74,3 +74,16 @@ def _from_elements_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangent
 def _from_elements_jvp(b: RuleBuilder, op: Operation, *tangents: T) -> Tangent:
     elements = [t if t is not None else b.zeros_like(x) for t, x in zip(tangents, op.operands)]
     return b.from_elements(elements, cast(TensorType, op.results[0].type))
+
+
+@vjp_rule(tensor.SplatOp)
+def _splat_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
+    """The scalar was copied to every element: it gets the sum of their cotangents."""
+    total = b.reduce_sum(ct, list(range(len(shape_of(ct)))))
+    return [b.extract(total, []), *[None] * (len(op.operands) - 1)]
+
+
+@jvp_rule(tensor.SplatOp)
+def _splat_jvp(b: RuleBuilder, op: Operation, t: SSAValue, *size_tangents: T) -> Tangent:
+    splat = cast(tensor.SplatOp, op)
+    return b.value(tensor.SplatOp(t, list(splat.dynamicSizes), cast(TensorType, splat.result.type)))

@@ -297,7 +297,9 @@ def check_object(data: bytes) -> None:
     e_type, e_machine = struct.unpack_from("<HH", data, 16)
     expected_machine = {"x86_64": 62, "aarch64": 183}.get(host_target().triple.split("-")[0])
     if e_type != 1 or (expected_machine is not None and e_machine != expected_machine):
-        raise fail(f"ELF type {e_type}, machine {e_machine}: not a relocatable object for this host")
+        raise fail(
+            f"ELF type {e_type}, machine {e_machine}: not a relocatable object for this host"
+        )
     (e_shoff,) = struct.unpack_from("<Q", data, 40)
     e_shentsize, e_shnum, e_shstrndx = struct.unpack_from("<HHH", data, 58)
     if e_shentsize != 64 or e_shnum == 0 or e_shstrndx >= e_shnum:
@@ -305,7 +307,9 @@ def check_object(data: bytes) -> None:
     if e_shoff + e_shnum * 64 > len(data):
         raise fail("truncated (section headers past the end)")
     for k in range(e_shnum):
-        sh_type, _, _, sh_offset, sh_size = struct.unpack_from("<IIQQQQ", data, e_shoff + 64 * k)[1:6]
+        sh_type, _, _, sh_offset, sh_size = struct.unpack_from("<IIQQQQ", data, e_shoff + 64 * k)[
+            1:6
+        ]
         if sh_type != 8 and sh_offset + sh_size > len(data):  # 8: SHT_NOBITS
             raise fail(f"truncated (section {k} past the end)")
 

@@ -26,9 +26,7 @@ BYTES_INITIALIZER_THRESHOLD = 256
 """Globals with more elements than this get a byte-string initializer."""
 
 
-def to_llvm_ir(
-    module: ModuleOp, *, triple: str | None = None, data_layout: str = ""
-) -> ir.Module:
+def to_llvm_ir(module: ModuleOp, *, triple: str | None = None, data_layout: str = "") -> ir.Module:
     """The llvmlite module of a stage-"llvm" module (checked first: a located error if not)."""
     assert_stage_llvm(module)
     large = _large_globals(module)

@@ -21,6 +21,7 @@ from irgrad.backends.interpreter.arith import element_dtype
 from irgrad.backends.interpreter.dtypes import from_attribute
 from irgrad.backends.interpreter.errors import UndefinedBehaviorError
 from irgrad.backends.interpreter.tensor import (
+    read_elements,
     check_index,
     collapsed_shape,
     mixed,
@@ -58,7 +59,7 @@ class MemRefFunctions(InterpreterFunctions):
     @numpy_impl(memref.LoadOp)
     def run_load(self, interpreter: Interpreter, op: memref.LoadOp, args: PythonValues):
         x, *indices = args
-        return (x[check_index(op, x.shape, indices)],)
+        return (read_elements(op, x, indices),)
 
     @numpy_impl(memref.StoreOp)
     def run_store(self, interpreter: Interpreter, op: memref.StoreOp, args: PythonValues):

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.interpreters.cf import CfFunctions
@@ -129,7 +129,9 @@ def _argument(index: int, value: Any, t: Attribute) -> Any:
     def fail(got: str) -> InterpreterInputError:
         return InterpreterInputError(f"argument #{index}: expected {t}, got {got}")
 
-    if isinstance(t, TensorType):
+    if isinstance(t, (TensorType, MemRefType)):
+        # A memref argument is the caller's array itself (no copy), so out-parameters written
+        # by the function are visible to the caller, as with a compiled function.
         if isinstance(value, np.generic):
             value = np.asarray(value)
         if not isinstance(value, np.ndarray):

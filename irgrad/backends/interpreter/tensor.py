@@ -76,6 +76,21 @@ def slice_params(op: Any, args: Sequence[Any]) -> tuple[list[int], list[int], li
     )
 
 
+def read_elements(op: Operation, x: np.ndarray, indices: Sequence[Any]) -> Any:
+    """`x[indices]` for tensor.extract and memref.load. Inside a vectorized linalg body (a
+    gather, say) the indices are arrays over the loop points: one element per point."""
+    if any(isinstance(i, np.ndarray) and i.ndim > 0 for i in indices):
+        grid = np.broadcast_arrays(*(np.asarray(i, dtype=np.int64) for i in indices))
+        for d, (i, n) in enumerate(zip(grid, x.shape)):
+            if np.any((i < 0) | (i >= n)):
+                bad = int(i[(i < 0) | (i >= n)].flat[0])
+                raise UndefinedBehaviorError(
+                    f"index {bad} in dimension {d} is out of bounds for shape {list(x.shape)}", op
+                )
+        return x[tuple(grid)]
+    return x[check_index(op, x.shape, indices)]
+
+
 def check_index(op: Operation, shape: Sequence[int], indices: Sequence[Any]) -> tuple[int, ...]:
     index = tuple(int(i) for i in indices)
     if any(not 0 <= i < n for i, n in zip(index, shape)):
@@ -119,18 +134,7 @@ class TensorFunctions(InterpreterFunctions):
     @numpy_impl(tensor.ExtractOp)
     def run_extract(self, interpreter: Interpreter, op: tensor.ExtractOp, args: PythonValues):
         x, *indices = args
-        if any(isinstance(i, np.ndarray) and i.ndim > 0 for i in indices):
-            # Inside a vectorized linalg body (a gather, say): one element per loop point.
-            grid = np.broadcast_arrays(*(np.asarray(i, dtype=np.int64) for i in indices))
-            for d, (i, n) in enumerate(zip(grid, x.shape)):
-                if np.any((i < 0) | (i >= n)):
-                    bad = int(i[(i < 0) | (i >= n)].flat[0])
-                    raise UndefinedBehaviorError(
-                        f"index {bad} in dimension {d} is out of bounds for shape {list(x.shape)}",
-                        op,
-                    )
-            return (x[tuple(grid)],)
-        return (x[check_index(op, x.shape, indices)],)
+        return (read_elements(op, x, indices),)
 
     @numpy_impl(tensor.InsertOp)
     def run_insert(self, interpreter: Interpreter, op: tensor.InsertOp, args: PythonValues):

@@ -311,8 +311,8 @@ func.func @plain_calls(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
 
 // -----
 
-// Inactive control flow is copied as it is: only an scf op that carries an active value is an error
-// (autodiff-errors.mlir). The index result's cotangent is ignored.
+// Inactive control flow is copied as it is (active control flow: autodiff-scf.mlir). The index result's
+// cotangent is ignored.
 func.func @f(%x: tensor<2xf32>, %n: index) -> (tensor<2xf32>, index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,11 +1,15 @@
 // RUN: not irgrad-opt -p convert-func-to-llvm --split-input-file %s 2>/dev/null | filecheck %s
 // RUN: not irgrad-opt -p convert-func-to-llvm --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: not irgrad-opt -p 'convert-func-to-llvm{packed-interface=false}' --split-input-file %s 2>/dev/null | filecheck %s --check-prefix=NOPACK
+
+// NOPACK:     llvm.func @entry
+// NOPACK-NOT: _irgrad_packed
 
 // Functions keep their names; a memref argument is one pointer, index is i64, several
 // results are a struct; a private function is internal; a declaration stays external.
 // Every public function with a body gets the packed entry the runtime calls: slot k of
-// the pointer array holds a memref's data pointer or points at a scalar (i1 as a byte),
-// and the result slots point at where the results go.
+// the pointer array points at argument k's value (a memref's value is its data pointer,
+// an i1 is a byte), and the result slots point at where the results go.
 
 // CHECK-LABEL: builtin.module
 // CHECK:      llvm.func internal @helper(%x: f32, %[[OUTP:.*]]: !llvm.ptr) -> !llvm.struct<(f32, i64)> {
@@ -26,7 +30,8 @@
 // CHECK:        %[[BYTE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i8
 // CHECK:        %[[FLAG:.*]] = llvm.icmp "ne" %[[BYTE]], %{{.*}} : i8
 // CHECK:        %[[SLOT2:.*]] = llvm.getelementptr inbounds %[[ARGS]][2] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
-// CHECK:        %[[BUF:.*]] = llvm.load %[[SLOT2]] : !llvm.ptr -> !llvm.ptr
+// CHECK:        %[[WORD:.*]] = llvm.load %[[SLOT2]] : !llvm.ptr -> !llvm.ptr
+// CHECK:        %[[BUF:.*]] = llvm.load %[[WORD]] : !llvm.ptr -> !llvm.ptr
 // CHECK:        %[[RES:.*]] = llvm.call @entry(%[[X]], %[[FLAG]], %[[BUF]]) : (f32, i1, !llvm.ptr) -> f32
 // CHECK:        %[[SLOT3:.*]] = llvm.getelementptr inbounds %[[ARGS]][3] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK:        %[[DEST:.*]] = llvm.load %[[SLOT3]] : !llvm.ptr -> !llvm.ptr

@@ -114,6 +114,32 @@ func.func @bools(%m: memref<4xi1>, %i: index) {
 
 // -----
 
+// A small alloca goes to the function's entry block (a loop must not grow the stack); one
+// above 64 KiB is heap memory freed before every return.
+
+// CHECK-LABEL: func.func @allocas
+// CHECK-NEXT:   %[[BIGALIGN:.*]] = llvm.mlir.constant(64) : i64
+// CHECK-NEXT:   %[[BIGSIZE:.*]] = llvm.mlir.constant(80000) : i64
+// CHECK-NEXT:   %[[BIG:.*]] = llvm.call @aligned_alloc(%[[BIGALIGN]], %[[BIGSIZE]]) : (i64, i64) -> !llvm.ptr
+// CHECK-NEXT:   %[[N:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-NEXT:   %[[SMALL:.*]] = llvm.alloca %[[N]] x f32 {alignment = 64 : i64} : (i64) -> !llvm.ptr
+// CHECK:        scf.for
+// CHECK:        llvm.call @free(%[[BIG]]) : (!llvm.ptr) -> ()
+// CHECK-NEXT:   func.return
+func.func @allocas(%n: index, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %small = memref.alloca() : memref<4xf32>
+    memref.store %x, %small[%c0] : memref<4xf32>
+  }
+  %big = memref.alloca() : memref<20000xf32>
+  memref.store %x, %big[%c0] : memref<20000xf32>
+  func.return
+}
+
+// -----
+
 // Dynamic shapes are outside the contract.
 
 func.func @dynamic(%m: memref<?xf32>, %i: index) -> f32 {

@@ -4,8 +4,9 @@
 contents. With structured control flow (single-block regions, SSA), "later" means:
 
 - a use in the same block after the op (a use nested in a later op counts at that op);
-- a use anywhere in a loop (`scf.for`, `scf.while`, `scf.parallel`) that encloses the op but
-  not the value's definition: the next iteration reads the value again;
+- any loop (`scf.for`, `scf.while`, `scf.parallel`) that encloses the op but not the
+  value's definition: the next iteration may read the value again (conservatively, the
+  value counts as live whether or not the loop reads it);
 - a use nested inside the op itself (a `linalg.generic` body that `tensor.extract`s from the
   value reads it at arbitrary indices while the op writes).
 
