@@ -301,3 +301,12 @@ register_pass(
     "linalg-fuse-elementwise",
     lazy("irgrad.lowering.linalg_fuse_elementwise", "LinalgFuseElementwisePass"),
 )
+
+
+def _register_named_pipelines() -> None:
+    from irgrad.lowering.pipelines import CPU_PIPELINE
+
+    register_pipeline("irgrad-cpu", CPU_PIPELINE, "nn (with autodiff requests) to the llvm dialect for the CPU")
+
+
+_register_named_pipelines()

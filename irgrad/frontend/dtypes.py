@@ -111,6 +111,8 @@ def is_int(dtype: np.dtype) -> bool:
 def array_dtype_of(value: np.ndarray) -> np.dtype:
     """The irgrad dtype of a user's numpy array; unsupported widths are an error, not a cast."""
     d = value.dtype
+    if d.byteorder not in ("=", "|"):
+        d = d.newbyteorder("=")  # byte order is a storage detail; the values are what count
     if d.kind == "f" and d.itemsize == 8:
         return float64
     if d in _TO_ELEMENT:

@@ -8,14 +8,17 @@ values of static arguments. A call with a new signature traces a new specializat
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 
 from irgrad.frontend.errors import UnsupportedError
-from irgrad.frontend.pytree import tree_flatten, tree_unflatten
+from irgrad.frontend.pytree import tree_flatten, tree_leaf_names, tree_unflatten
+from irgrad.frontend.stages import Compiled, Lowered
 from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, current_frame, function_name, trace
 
 BACKENDS = ("interp", "cpu", "gpu")
@@ -31,7 +34,10 @@ class Jitted:
         self.fn = fn
         self.backend = backend
         self.static_argnums = tuple(static_argnums)
-        self._cache: dict[Any, Program] = {}
+        self._programs: dict[Any, Program] = {}
+        self._compiled: dict[Any, Any] = {}
+        self._trace_seconds: dict[Any, float] = {}
+        self._last_key: Any = None
 
     def _split(self, args: tuple[Any, ...]) -> tuple[list[Any], tuple[Any, ...]]:
         dynamic = [a for i, a in enumerate(args) if i not in self.static_argnums]
@@ -43,13 +49,14 @@ class Jitted:
         leaves, tree = tree_flatten(dynamic)
         return (tree, tuple(ShapeDtype.of(x) for x in leaves), static)
 
-    def lower(self, *args: Any) -> Program:
+    def trace(self, *args: Any) -> Program:
         """The traced program for these arguments' signature (cached)."""
         key = self.signature(*args)
-        program = self._cache.get(key)
+        program = self._programs.get(key)
         if program is None:
             if os.environ.get("IRGRAD_EXPLAIN_CACHE_MISSES") == "1":
-                print(f"irgrad.jit: tracing {function_name(self.fn)} for a new signature {key}", file=sys.stderr)
+                print(f"irgrad.jit: compiling {function_name(self.fn)}: {self._explain(key)}", file=sys.stderr)
+            self._last_key = key
             dynamic, static = self._split(args)
             static_values = dict(static)
 
@@ -61,25 +68,114 @@ class Jitted:
             staged.__name__ = function_name(self.fn)
             leaves, tree = tree_flatten(dynamic)
             avals = [ShapeDtype.of(x) for x in leaves]
+            start = time.perf_counter()
             program = trace(staged, *tree_unflatten(tree, avals))
-            self._cache[key] = program
+            self._trace_seconds[key] = time.perf_counter() - start
+            self._name_arguments(program, dynamic)
+            self._programs[key] = program
         return program
+
+    def _name_arguments(self, program: Program, dynamic: list[Any]) -> None:
+        """SSA names from `fn`'s own parameter names (the traced wrapper takes `*dyn`)."""
+        try:
+            params = [
+                p.name
+                for p in inspect.signature(self.fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+        except (TypeError, ValueError):
+            return
+        names = [n for i, n in enumerate(params) if i not in self.static_argnums]
+        leaf_names: list[str] = []
+        for name, arg in zip(names, dynamic):
+            leaf_names.extend(tree_leaf_names(arg, name))
+        for arg, name in zip(program.traced.func_op.body.blocks[0].args, leaf_names):
+            if name.replace("_", "a").isalnum():
+                arg.name_hint = name
+
+    def _explain(self, key: Any) -> str:
+        """Why a call compiles: the first difference from the previous signature."""
+        if self._last_key is None:
+            return "first call"
+        (tree, avals, static), (old_tree, old_avals, old_static) = key, self._last_key
+        if tree != old_tree:
+            return f"new argument structure {tree!r} (was {old_tree!r})"
+        for k, (a, b) in enumerate(zip(avals, old_avals)):
+            if a.shape != b.shape:
+                return f"argument leaf #{k}: new shape {a.shape} (was {b.shape})"
+            if a.dtype != b.dtype:
+                return f"argument leaf #{k}: new dtype {a.dtype} (was {b.dtype})"
+        for (i, value), (_, old) in zip(static, old_static):
+            if value != old:
+                return f"static argument #{i}: new value {value!r} (was {old!r})"
+        return "new signature"
+
+    def lower(self, *args: Any) -> Lowered:
+        """The program for these arguments lowered through every CPU stage (see `Lowered`)."""
+        program = self.trace(*args)
+        return Lowered(program, self._trace_seconds.get(self.signature(*args), 0.0))
+
+    def _compile(self, key: Any, args: tuple[Any, ...]) -> Compiled:
+        compiled = self._compiled.get(key)
+        if compiled is not None:
+            return compiled
+        program = self.trace(*args)
+        compiled = _from_disk_cache(program)
+        if compiled is None:
+            compiled = Lowered(program, self._trace_seconds.get(key, 0.0)).compile()
+            _to_disk_cache(program, compiled)
+        self._compiled[key] = compiled
+        return compiled
 
     def __call__(self, *args: Any) -> Any:
         if current_frame() is not None or any(isinstance(x, Tracer) for x in tree_flatten(list(args))[0]):
             # Inside a trace, jit is transparent: the function is traced inline.
             return self.fn(*args)
-        if self.backend != "interp":
+        if self.backend == "gpu":
             raise UnsupportedError(
-                f"jit backend {self.backend!r} is not available yet (CPU backend issue / GPU backend "
-                "issue); use backend='interp'"
+                "jit backend 'gpu' is not available yet (GPU backend issue); use backend='cpu'"
             )
-        program = self.lower(*args)
+        key = self.signature(*args)
         dynamic, _ = self._split(args)
+        if self.backend == "cpu":
+            return self._compile(key, args)(*dynamic)
+        program = self.trace(*args)
         leaves, _ = tree_flatten(dynamic)
         # Leaves go as they are: the program gives Python scalars their traced dtype (float32),
         # which np.asarray would have made float64.
         return program(*tree_unflatten(program.traced.in_tree, leaves))
+
+
+def _disk_key(program: Program) -> str:
+    from irgrad.backends.cache import cache_key
+    from irgrad.backends.cpu import host_target
+    from irgrad.lowering.pipelines import CPU_PIPELINE
+
+    target = host_target()
+    return cache_key(str(program), CPU_PIPELINE, repr(target))
+
+
+def _from_disk_cache(program: Program) -> Compiled | None:
+    from irgrad.backends import cache
+    from irgrad.backends.cpu import CompileError, load_object
+
+    if cache.cache_dir() is None:
+        return None
+    data = cache.load(_disk_key(program))
+    if data is None:
+        return None
+    try:
+        module = load_object(data)
+        return Compiled(program, module, {"load": module.stats.load})
+    except (CompileError, KeyError, ValueError):
+        return None  # a corrupt or foreign entry: recompile and overwrite it
+
+
+def _to_disk_cache(program: Program, compiled: Compiled) -> None:
+    from irgrad.backends import cache
+
+    if cache.cache_dir() is not None:
+        cache.store(_disk_key(program), compiled.object_code())
 
 
 def jit(fn: Callable[..., Any] | None = None, *, backend: str = "interp", static_argnums: int | Sequence[int] = ()) -> Any:

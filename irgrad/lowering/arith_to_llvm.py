@@ -37,15 +37,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm_common import (
+    apply_conversion,
     LLVMBuilder,
     check_no_ops_left,
     check_scalar_operands,
@@ -406,8 +405,5 @@ class ConvertArithToLLVMPass(ModulePass):
     name = "convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(arith_to_llvm_patterns()),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_conversion(op, arith_to_llvm_patterns())
         check_no_ops_left(op, "arith", self.name)

@@ -18,9 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -28,6 +26,7 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm_common import (
+    apply_conversion,
     LLVMBuilder,
     check_no_ops_left,
     convert_block_arguments,
@@ -119,10 +118,7 @@ class ConvertCfToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         convert_successor_signatures(op, PatternRewriter(InsertPoint.at_start(op.body.block)))
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [BranchLowering(), CondBranchLowering(), SwitchLowering(), AssertLowering()]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_conversion(
+            op, [BranchLowering(), CondBranchLowering(), SwitchLowering(), AssertLowering()]
+        )
         check_no_ops_left(op, "cf", self.name)

@@ -35,9 +35,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -45,6 +43,7 @@ from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm_common import (
+    apply_conversion,
     PTR,
     LLVMBuilder,
     check_no_ops_left,
@@ -204,10 +203,7 @@ class ConvertFuncToLLVMPass(ModulePass):
     packed_interface: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [FuncLowering(self.packed_interface), ReturnLowering(), CallLowering()]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_conversion(
+            op, [FuncLowering(self.packed_interface), ReturnLowering(), CallLowering()]
+        )
         check_no_ops_left(op, "func", self.name)

@@ -9,17 +9,19 @@ How one fusion works. Let the consumer read the producer's result through the in
 `C` (consumer loops -> tensor indices) and let the producer write it through `P` (producer
 loops -> tensor indices), a permutation. Then `T = P^-1 o C` gives, for each point of the
 consumer's iteration space, the producer's loop indices; a producer input read through `M` is
-read by the fused op through `M o T`. The producer's body is cloned into the consumer's, in
-front of it, its block arguments bound to the new inputs' (its `linalg.index` ops rewritten
-as the expressions of `T` in the consumer's indices); the value it yields replaces the
-consumer's block argument, and the operand goes away. The fused op computes every element
-with the same scalar ops in the same order as the two ops did, so results are bit-identical.
+read by the fused op through `M o T`. The producer's body goes into the consumer's, in
+front of it (moved when the producer dies, cloned when it stays), its block arguments bound
+to the new inputs' (its `linalg.index` ops rewritten as the expressions of `T` in the
+consumer's indices); the value it yields replaces the consumer's block argument, and the
+operand goes away. The fused op computes every element with the same scalar ops in the same
+order as the two ops did, so results are bit-identical.
 
 The rules (which producer may go into which consumer):
 
 1. Only `linalg.generic` consumers on tensors, through an input (never an `outs`) operand.
-2. A `linalg.fill` of an `arith.constant` is fused into every generic that reads it: the
-   constant is cloned into the body in place of the block argument. (The fill of a
+2. A `linalg.fill` of an `arith.constant` (of the fill's element type) is fused into every
+   generic that reads it: the constant is cloned into the body in place of the block
+   argument. A fill of any other scalar stays (the body would have to capture the value). (The fill of a
    reduction's accumulator is an `outs` operand and stays.)
 3. A producer is a one-result `linalg.generic` with only parallel iterators whose output map
    is a permutation (identity, transpose). One with a reduction iterator is never fused.
@@ -35,8 +37,9 @@ The rules (which producer may go into which consumer):
    points), fusion repeats the producer's work per point. That is allowed only for a cheap
    producer: at most `recompute-limit` ops besides constants, counting those of the
    producers that will be fused into it, none of them a transcendental `math` op (abs,
-   copysign, fma and rounding are cheap) or a division or remainder. A consumer that reads the producer through a full map (an elementwise op or a
-   reduction reading every element once) always fuses it.
+   copysign, fma and rounding are cheap) or a division or remainder. A consumer that reads
+   the producer through a full map (an elementwise op, or a reduction reading every element
+   once) always fuses it.
 7. Every loop of the fused op must still be bounded by a bare `dN` in some operand's map
    (MLIR's loop-range invariant); a fusion that would lose one is skipped.
 
@@ -281,11 +284,8 @@ def _select_inputs(
         return None
     target: list[int] = []
     for n, item in enumerate(inputs):
-        twin = next(
-            (k for k in range(n) if target[k] == k and inputs[k].value is item.value and inputs[k].map == item.map),
-            n,
-        )
-        target.append(twin)
+        twins = (k for k in range(n) if target[k] == k and _same_read(inputs[k], item))
+        target.append(next(twins, n))
     for n in range(len(inputs)):
         if target[n] != n:
             continue
@@ -297,6 +297,10 @@ def _select_inputs(
             for k in group:
                 target[k] = -1
     return target
+
+
+def _same_read(a: _Input, b: _Input) -> bool:
+    return a.value is b.value and a.map == b.map
 
 
 class _FusedBuilder:
@@ -396,6 +400,8 @@ def fuse_fill(consumer: linalg.GenericOp, index: int, fill: linalg.FillOp) -> li
     """Rule 2: the consumer with its input `index`, a fill of a constant, as that constant."""
     (value,) = fill.inputs
     if not isinstance(value.owner, arith.ConstantOp):
+        return None
+    if value.type != consumer.body.block.args[index].type:
         return None
     old_inputs = _consumer_inputs(consumer)
     inputs = [item for n, item in enumerate(old_inputs) if n != index]
@@ -538,10 +544,10 @@ class LinalgFuseElementwisePass(ModulePass):
     the module docstring; in short, a producer that computes is fused into its only user, pure
     data movement and constant fills into every user, nothing with a reduction iterator is
     fused into another op, and work is repeated at the points of a broadcast only when it is
-    cheap (`recompute-limit` ops, no `math.*` or division). Bodies hold the same scalar ops in
-    the same order per element, so results are bit-identical. Dead producers are erased;
-    duplicate inputs (same value, same map) are merged. Run `canonicalize,cse` afterwards to
-    share the constants the bodies repeat.
+    cheap (at most `recompute-limit` ops, no transcendental function, no division). Bodies
+    hold the same scalar ops in the same order per element, so results are bit-identical.
+    Dead producers are erased; duplicate inputs (same value, same map) are merged. Run
+    `canonicalize,cse` afterwards to share the constants the bodies repeat.
     """
 
     name = "linalg-fuse-elementwise"

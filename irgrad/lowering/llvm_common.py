@@ -47,7 +47,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
@@ -159,6 +159,37 @@ def check_no_ops_left(module: ModuleOp, dialect: str, pass_name: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Applying conversion patterns
+# ---------------------------------------------------------------------------------------------
+
+
+def apply_conversion(root: Operation, patterns: Sequence[RewritePattern]) -> None:
+    """Offer every op under `root` (pre-order, parents first) to `patterns`, once each.
+
+    A conversion rewrites each op of its dialect exactly once and never needs to revisit
+    what it built, so this plain walk replaces xDSL's greedy worklist driver (which also
+    tries every pattern on every new op and runs dead-code checks): a third of the time of
+    a pass. Ops detached by an earlier rewrite are skipped.
+    """
+    for op in list(root.walk()):
+        if op is root or not _attached(op, root):
+            continue
+        rewriter = PatternRewriter(op)
+        for pattern in patterns:
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                break
+
+
+def _attached(op: Operation, root: Operation) -> bool:
+    while (parent := op.parent_op()) is not None:
+        if parent is root:
+            return True
+        op = parent
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
 # Building llvm ops
 # ---------------------------------------------------------------------------------------------
 
@@ -257,9 +288,19 @@ class LLVMBuilder:
         entry = function.regions[0].first_block
         assert entry is not None
         op = llvm.ConstantOp(attr, t)
-        self.rewriter.insert(op, InsertPoint.at_start(entry))
-        cache[key] = op.result
+        # In creation order at the top of the entry block, so the IR reads naturally.
+        self.rewriter.insert(op, self.entry_point(function))
+        cache[key] = cache[_LAST] = op.result
         return op.result
+
+    def entry_point(self, function: Operation) -> InsertPoint:
+        """Where function-wide values go: the entry block, after the hoisted constants."""
+        entry = function.regions[0].first_block
+        assert entry is not None
+        last = _CONSTANTS.get(function, {}).get(_LAST)
+        if last is not None and last.owner.parent is entry:  # type: ignore[union-attr]
+            return InsertPoint.after(last.owner)  # type: ignore[arg-type]
+        return InsertPoint.at_start(entry)
 
     # -- arithmetic -------------------------------------------------------------------------
 
@@ -420,7 +461,8 @@ _CASTS: WeakKeyDictionary[SSAValue, SSAValue] = WeakKeyDictionary()
 _CONSTANTS: WeakKeyDictionary[Operation, dict[tuple[Attribute, Attribute], SSAValue]] = (
     WeakKeyDictionary()
 )
-"""A function -> its llvm constants by (value, type)."""
+"""A function -> its llvm constants by (value, type); `_LAST` is the latest one."""
+_LAST = (llvm.LLVMVoidType(), llvm.LLVMVoidType())
 
 
 def _function_of(block: Block | None) -> Operation | None:

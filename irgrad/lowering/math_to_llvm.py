@@ -43,14 +43,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
 )
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm_common import (
+    apply_conversion,
     LLVMBuilder,
     check_no_ops_left,
     check_scalar_operands,
@@ -254,8 +253,5 @@ class ConvertMathToLLVMPass(ModulePass):
     name = "convert-math-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(math_to_llvm_patterns()),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_conversion(op, math_to_llvm_patterns())
         check_no_ops_left(op, "math", self.name)

@@ -51,9 +51,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -61,6 +59,7 @@ from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm_common import (
+    apply_conversion,
     ALLOC_ALIGNMENT,
     PTR,
     LLVMBuilder,
@@ -237,21 +236,26 @@ class AllocaLowering(RewritePattern):
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter):
         t = checked_type(op.memref, op)
         element = storage_type(t.get_element_type())
+        here = LLVMBuilder(rewriter, op)
         function = _enclosing_function(op)
-        entry = function.regions[0].first_block if function is not None else None
-        b = LLVMBuilder(rewriter, InsertPoint.at_start(entry) if entry else op)
-        if _buffer_bytes(t) <= ALLOCA_LIMIT or function is None:
-            count = b.const_int(max(1, math.prod(t.get_shape())))
-            ptr = b.insert(llvm.AllocaOp(count, element, alignment=ALLOC_ALIGNMENT))
+        if function is None:
+            count = here.const_int(max(1, math.prod(t.get_shape())))
+            here.replace(op, here.insert(llvm.AllocaOp(count, element, ALLOC_ALIGNMENT)))
+            return
+        # Constants first: the allocation goes right after them, atop the entry block.
+        if _buffer_bytes(t) <= ALLOCA_LIMIT:
+            count = here.const_int(max(1, math.prod(t.get_shape())))
+            top = LLVMBuilder(rewriter, here.entry_point(function))
+            ptr = top.insert(llvm.AllocaOp(count, element, alignment=ALLOC_ALIGNMENT))
         else:
             size = -(-_buffer_bytes(t) // ALLOC_ALIGNMENT) * ALLOC_ALIGNMENT
-            ptr = b.call(
-                "aligned_alloc", [b.const_int(ALLOC_ALIGNMENT), b.const_int(size)], PTR
-            )
+            args = [here.const_int(ALLOC_ALIGNMENT), here.const_int(size)]
+            top = LLVMBuilder(rewriter, here.entry_point(function))
+            ptr = top.call("aligned_alloc", args, PTR)
             for block in function.regions[0].blocks:
                 if isinstance(block.last_op, func.ReturnOp | llvm.ReturnOp):
                     LLVMBuilder(rewriter, block.last_op).call("free", [ptr], None)
-        LLVMBuilder(rewriter, op).replace(op, ptr)
+        here.replace(op, ptr)
 
 
 def _enclosing_function(op: Operation) -> Operation | None:
@@ -459,8 +463,5 @@ class ConvertMemRefToLLVMPass(ModulePass):
     name = "convert-memref-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(memref_to_llvm_patterns()),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_conversion(op, memref_to_llvm_patterns())
         check_no_ops_left(op, "memref", self.name)

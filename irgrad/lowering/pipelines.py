@@ -10,19 +10,41 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 from irgrad.diagnostics import PipelineError
-from irgrad.driver.registry import build_pipeline, make_context
+
+CPU_STEPS: list[tuple[str, str]] = [
+    ("autodiff", "autodiff,canonicalize,cse,dce"),
+    ("linalg", "convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
+    ("bufferized", "bufferize"),
+    ("loops", "convert-linalg-to-parallel-loops"),
+    ("llvm", "convert-to-llvm"),
+]
+"""The `irgrad-cpu` pipeline as (stage reached, passes that reach it from the previous stage).
+`ig.jit(...).lower(...).as_text(stage)` shows the IR after each step."""
+
+CPU_PIPELINE = ",".join(spec for _, spec in CPU_STEPS)
+"""The whole CPU pipeline, registered as the named pipeline `irgrad-cpu`."""
+
+
+def _cumulative(last: str) -> str:
+    names = [stage for stage, _ in CPU_STEPS]
+    return ",".join(spec for _, spec in CPU_STEPS[: names.index(last) + 1])
+
 
 STAGES: dict[str, str] = {
-    "autodiff": "autodiff,canonicalize,cse,dce",
+    "autodiff": _cumulative("autodiff"),
     "linalg": "autodiff,canonicalize,cse,dce,convert-nn-to-linalg",
-    "fused": "autodiff,canonicalize,cse,dce,convert-nn-to-linalg,"
-    "linalg-fuse-elementwise,canonicalize,cse",
+    "fused": _cumulative("linalg"),
+    "bufferized": _cumulative("bufferized"),
+    "loops": _cumulative("loops"),
+    "llvm": _cumulative("llvm"),
 }
 """Stage name -> the pass-list spec that lowers `nn` IR to that stage."""
 
 
 def run_pipeline(module: ModuleOp, spec: str) -> ModuleOp:
     """Run the passes `spec` names (`-p` syntax) on `module`, in place; returns `module`."""
+    from irgrad.driver.registry import build_pipeline, make_context
+
     build_pipeline(spec).apply(make_context(), module)
     return module
 
@@ -41,4 +63,4 @@ def lower(module: ModuleOp, stage: str) -> ModuleOp:
     return run_pipeline(module, stage_spec(stage))
 
 
-__all__ = ["STAGES", "lower", "run_pipeline", "stage_spec"]
+__all__ = ["CPU_PIPELINE", "CPU_STEPS", "STAGES", "lower", "run_pipeline", "stage_spec"]

@@ -59,7 +59,9 @@ def assert_bit_identical(actual: Sequence[Any], expected: Sequence[Any]) -> None
         assert a.tobytes() == e.tobytes(), f"results differ:\n{a}\n{e}"
 
 
-def check(module: ModuleOp, entry: str, args: Sequence[Any], spec: str = "linalg-fuse-elementwise") -> ModuleOp:
+def check(
+    module: ModuleOp, entry: str, args: Sequence[Any], spec: str = "linalg-fuse-elementwise"
+) -> ModuleOp:
     """Fuse a copy of `module`; both run bit-identically on `args`. Returns the fused copy."""
     expected = run_function(module, entry, list(args))
     after = fused(module, spec)
@@ -160,7 +162,11 @@ def test_w7_is_one_generic() -> None:
 
 @pytest.mark.parametrize(
     "fn",
-    [lambda x: ig.softmax(x, axis=-1), lambda x: ig.log_softmax(x, axis=-1), lambda x: ig.logsumexp(x, axis=0)],
+    [
+        lambda x: ig.softmax(x, axis=-1),
+        lambda x: ig.log_softmax(x, axis=-1),
+        lambda x: ig.logsumexp(x, axis=0),
+    ],
     ids=["softmax", "log_softmax", "logsumexp"],
 )
 def test_reduction_and_broadcast_chains_shrink(fn: Callable[..., Any]) -> None:
@@ -181,7 +187,10 @@ def test_softmax_keeps_one_exp_per_element() -> None:
 
 
 def test_sum_of_squares_fuses_into_the_reduction() -> None:
-    traced = Traced(lambda x, y: ig.sum((x - y) * (x - y), axis=1), normal((5, 7), seed=6), normal((5, 7), seed=7))
+    def fn(x: Any, y: Any) -> Any:
+        return ig.sum((x - y) * (x - y), axis=1)
+
+    traced = Traced(fn, normal((5, 7), seed=6), normal((5, 7), seed=7))
     after = traced.check()
     reductions = [op for op in after.walk() if op.name == "linalg.generic"]
     assert len(reductions) == 1

@@ -5,15 +5,15 @@
 // so that it can never trap; index is i64 behind an unrealized cast.
 
 // CHECK-LABEL: func.func @integers
-// CHECK:      %[[SUM:.*]] = llvm.add %a, %b : i32
+// CHECK:      %[[I:.*]] = builtin.unrealized_conversion_cast %i : index to i64
 // CHECK:      %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK:      %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK:      %[[SUM:.*]] = llvm.add %a, %b : i32
 // CHECK:      %[[BY_ZERO:.*]] = llvm.icmp "eq" %b, %[[ZERO]] : i32
 // CHECK:      %[[UNSAFE:.*]] = llvm.or %[[BY_ZERO]], %{{.*}} : i1
 // CHECK:      %[[SAFE:.*]] = llvm.select %[[UNSAFE]], %[[ONE]], %b : i1, i32
 // CHECK:      %[[Q:.*]] = llvm.sdiv %[[SUM]], %[[SAFE]] : i32
 // CHECK:      %[[LT:.*]] = llvm.icmp "slt" %a, %b : i32
-// CHECK:      %[[I:.*]] = builtin.unrealized_conversion_cast %i : index to i64
 // CHECK:      %[[NARROW:.*]] = llvm.trunc %[[I]] : i64 to i32
 // CHECK:      func.return %[[Q]], %[[LT]], %[[NARROW]] : i32, i1, i32
 func.func @integers(%a: i32, %b: i32, %i: index) -> (i32, i1, i32) {
@@ -54,12 +54,12 @@ func.func @floats(%x: f32, %y: f32) -> (f32, f32, f32, i1, i32, f64) {
 // even with the NaN case kept apart.
 
 // CHECK-LABEL: func.func @bf16_add
+// CHECK:      llvm.mlir.constant(32767 : i32) : i32
 // CHECK:      %[[X:.*]] = builtin.unrealized_conversion_cast %x : bf16 to i16
 // CHECK:      %[[XW:.*]] = llvm.zext %[[X]] : i16 to i32
 // CHECK:      %[[XF:.*]] = llvm.bitcast %{{.*}} : i32 to f32
 // CHECK:      %[[SUM:.*]] = llvm.fadd %[[XF]], %{{.*}} : f32
 // CHECK:      %[[BITS:.*]] = llvm.bitcast %[[SUM]] : f32 to i32
-// CHECK:      llvm.mlir.constant(32767 : i32) : i32
 // CHECK:      %[[NAN:.*]] = llvm.fcmp "uno" %[[SUM]], %[[SUM]] : f32
 // CHECK:      %[[PICK:.*]] = llvm.select %[[NAN]], %{{.*}}, %{{.*}} : i1, i32
 // CHECK:      %[[R:.*]] = llvm.trunc %[[PICK]] : i32 to i16
@@ -88,7 +88,8 @@ func.func @unsigned_to_float(%x: i64) -> f64 {
 
 // -----
 
-// Constants: index becomes i64, bf16 its bits, i1 a bool.
+// Constants: index becomes i64, bf16 its bits, i1 a bool; they go to the top of the
+// function, one per value.
 
 // CHECK-LABEL: func.func @constants
 // CHECK:      llvm.mlir.constant(7) : i64

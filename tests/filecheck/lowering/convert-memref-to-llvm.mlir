@@ -5,10 +5,11 @@
 // strides (8, 1) read from the type.
 
 // CHECK-LABEL: func.func @load_store
-// CHECK:      %[[P:.*]] = builtin.unrealized_conversion_cast %m : memref<4x8xf32> to !llvm.ptr
-// CHECK:      %[[I:.*]] = builtin.unrealized_conversion_cast %i : index to i64
-// CHECK:      %[[J:.*]] = builtin.unrealized_conversion_cast %j : index to i64
-// CHECK:      %[[ROW:.*]] = llvm.mul %[[I]], %{{.*}} overflow<nsw> : i64
+// CHECK-DAG:  %[[EIGHT:.*]] = llvm.mlir.constant(8) : i64
+// CHECK-DAG:  %[[P:.*]] = builtin.unrealized_conversion_cast %m : memref<4x8xf32> to !llvm.ptr
+// CHECK-DAG:  %[[I:.*]] = builtin.unrealized_conversion_cast %i : index to i64
+// CHECK-DAG:  %[[J:.*]] = builtin.unrealized_conversion_cast %j : index to i64
+// CHECK:      %[[ROW:.*]] = llvm.mul %[[I]], %[[EIGHT]] overflow<nsw> : i64
 // CHECK:      %[[OFF:.*]] = llvm.add %[[ROW]], %[[J]] overflow<nsw> : i64
 // CHECK:      %[[ADDR:.*]] = llvm.getelementptr inbounds %[[P]][%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK:      %[[V:.*]] = llvm.load %[[ADDR]] : !llvm.ptr -> f32
@@ -25,12 +26,12 @@ func.func @load_store(%m: memref<4x8xf32>, %i: index, %j: index) {
 // strides [8, 2] come from its type.
 
 // CHECK-LABEL: func.func @subview
-// CHECK:      %[[I:.*]] = builtin.unrealized_conversion_cast %i : index to i64
-// CHECK:      %[[ROW:.*]] = llvm.mul %[[I]], %{{.*}} overflow<nsw> : i64
-// CHECK:      %[[TWO:.*]] = llvm.mlir.constant(2) : i64
+// CHECK-DAG:  %[[TWO:.*]] = llvm.mlir.constant(2) : i64
+// CHECK-DAG:  %[[EIGHT:.*]] = llvm.mlir.constant(8) : i64
+// CHECK-DAG:  %[[I:.*]] = builtin.unrealized_conversion_cast %i : index to i64
+// CHECK:      %[[ROW:.*]] = llvm.mul %[[I]], %[[EIGHT]] overflow<nsw> : i64
 // CHECK:      %[[OFF:.*]] = llvm.add %[[ROW]], %[[TWO]] overflow<nsw> : i64
 // CHECK:      %[[VIEW:.*]] = llvm.getelementptr inbounds %{{.*}}[%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK:      llvm.mlir.constant(2) : i64
 // CHECK:      %[[ADDR:.*]] = llvm.getelementptr inbounds %[[VIEW]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK:      llvm.load %[[ADDR]] : !llvm.ptr -> f32
 func.func @subview(%m: memref<4x8xf32>, %i: index, %k: index) -> f32 {
@@ -46,11 +47,11 @@ func.func @subview(%m: memref<4x8xf32>, %i: index, %k: index) -> f32 {
 // between contiguous buffers is one llvm.memcpy.
 
 // CHECK-LABEL: func.func @alloc_copy
-// CHECK:      %[[ALIGN:.*]] = llvm.mlir.constant(64) : i64
-// CHECK:      %[[SIZE:.*]] = llvm.mlir.constant(192) : i64
+// CHECK-DAG:  %[[ALIGN:.*]] = llvm.mlir.constant(64) : i64
+// CHECK-DAG:  %[[SIZE:.*]] = llvm.mlir.constant(192) : i64
+// CHECK-DAG:  %[[BYTES:.*]] = llvm.mlir.constant(132) : i64
+// CHECK-DAG:  %[[SRC:.*]] = builtin.unrealized_conversion_cast %m : memref<3x11xf32> to !llvm.ptr
 // CHECK:      %[[BUF:.*]] = llvm.call @aligned_alloc(%[[ALIGN]], %[[SIZE]]) : (i64, i64) -> !llvm.ptr
-// CHECK:      %[[BYTES:.*]] = llvm.mlir.constant(132) : i64
-// CHECK:      %[[SRC:.*]] = builtin.unrealized_conversion_cast %m : memref<3x11xf32> to !llvm.ptr
 // CHECK:      llvm.call_intrinsic "llvm.memcpy.p0.p0.i64"(%[[BUF]], %[[SRC]], %[[BYTES]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i1) -> ()
 // CHECK:      llvm.call @free(%[[BUF]]) : (!llvm.ptr) -> ()
 // CHECK-DAG:  llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
@@ -115,14 +116,14 @@ func.func @bools(%m: memref<4xi1>, %i: index) {
 // -----
 
 // A small alloca goes to the function's entry block (a loop must not grow the stack); one
-// above 64 KiB is heap memory freed before every return.
+// above 64 KiB is heap memory freed before every return. Constants gather at the top.
 
 // CHECK-LABEL: func.func @allocas
-// CHECK-NEXT:   %[[BIGALIGN:.*]] = llvm.mlir.constant(64) : i64
-// CHECK-NEXT:   %[[BIGSIZE:.*]] = llvm.mlir.constant(80000) : i64
-// CHECK-NEXT:   %[[BIG:.*]] = llvm.call @aligned_alloc(%[[BIGALIGN]], %[[BIGSIZE]]) : (i64, i64) -> !llvm.ptr
-// CHECK-NEXT:   %[[N:.*]] = llvm.mlir.constant(4) : i64
-// CHECK-NEXT:   %[[SMALL:.*]] = llvm.alloca %[[N]] x f32 {alignment = 64 : i64} : (i64) -> !llvm.ptr
+// CHECK-DAG:    %[[N:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-DAG:    %[[BIGALIGN:.*]] = llvm.mlir.constant(64) : i64
+// CHECK-DAG:    %[[BIGSIZE:.*]] = llvm.mlir.constant(80000) : i64
+// CHECK:        %[[BIG:.*]] = llvm.call @aligned_alloc(%[[BIGALIGN]], %[[BIGSIZE]]) : (i64, i64) -> !llvm.ptr
+// CHECK:        %[[SMALL:.*]] = llvm.alloca %[[N]] x f32 {alignment = 64 : i64} : (i64) -> !llvm.ptr
 // CHECK:        scf.for
 // CHECK:        llvm.call @free(%[[BIG]]) : (!llvm.ptr) -> ()
 // CHECK-NEXT:   func.return

@@ -1,0 +1,154 @@
+"""Ahead-of-time stages, as in JAX: `ig.jit(f).lower(*args)` -> `Lowered` -> `.compile()`.
+
+`Lowered` holds the IR after each step of the CPU pipeline (`as_text(stage)` for `nn`,
+`autodiff`, `linalg`, `bufferized`, `loops`, `llvm`, `llvm-ir`) and how long each step took.
+`Compiled` is fixed to one signature: a call with another pytree structure, shape or dtype
+raises an error naming the argument before any generated code runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from io import StringIO
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+
+from irgrad.frontend.pytree import tree_flatten, tree_leaf_names, tree_unflatten
+from irgrad.frontend.tracing import Program, ShapeDtype
+
+STAGE_NAMES = ("nn", "autodiff", "linalg", "bufferized", "loops", "llvm", "llvm-ir")
+
+
+class SignatureError(TypeError):
+    """A compiled function was called with arguments of another signature."""
+
+
+def _print(module: ModuleOp) -> str:
+    out = StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue() + "\n"
+
+
+def _arg_names(program: Program) -> list[str]:
+    names = []
+    for k, arg in enumerate(program.traced.func_op.body.blocks[0].args[: len(program.in_avals)]):
+        names.append(arg.name_hint or f"#{k}")
+    return names
+
+
+class Lowered:
+    """A traced program lowered through the CPU pipeline, one module per stage."""
+
+    def __init__(self, program: Program, trace_seconds: float = 0.0):
+        from irgrad.lowering.pipelines import CPU_STEPS, run_pipeline
+
+        self.program = program
+        self.modules: dict[str, ModuleOp] = {"nn": program.module.clone()}
+        self.seconds: dict[str, float] = {"trace": trace_seconds}
+        module = program.module.clone()
+        for stage, spec in CPU_STEPS:
+            start = time.perf_counter()
+            run_pipeline(module, spec)
+            self.seconds[stage] = time.perf_counter() - start
+            self.modules[stage] = module.clone()
+        self._llvm_ir: str | None = None
+
+    def as_text(self, stage: str = "nn") -> str:
+        if stage == "llvm-ir":
+            if self._llvm_ir is None:
+                from irgrad.backends.cpu import to_llvm_ir
+
+                self._llvm_ir = str(to_llvm_ir(self.modules["llvm"].clone()))
+            return self._llvm_ir
+        if stage not in self.modules:
+            raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGE_NAMES)}")
+        return _print(self.modules[stage])
+
+    def compile(self) -> Compiled:
+        from irgrad.backends.cpu import compile_module
+
+        compiled_module = compile_module(self.modules["llvm"].clone())
+        stats = dict(self.seconds)
+        s = compiled_module.stats
+        stats.update(
+            {"llvm-ir": s.translate + s.parse, "optimize": s.optimize, "codegen": s.codegen, "load": s.load}
+        )
+        self._llvm_ir = self._llvm_ir or compiled_module.llvm_ir
+        return Compiled(self.program, compiled_module, stats)
+
+
+class Compiled:
+    """A program compiled for the CPU, callable with numpy arrays in its pytree structure."""
+
+    def __init__(self, program: Program, compiled_module: Any, stats: dict[str, float]):
+        fn_type = program.traced.func_op.function_type
+        self.program = program
+        self.module = compiled_module
+        self._stats = stats
+        self._function = compiled_module.function(
+            program.entry, list(fn_type.inputs.data), list(fn_type.outputs.data)
+        )
+        self._in_tree = program.traced.in_tree
+        self._avals = program.in_avals
+        self._names = _arg_names(program)
+        self._out_tree = program.traced.out_tree
+
+    def stats(self) -> dict[str, float]:
+        """Seconds spent in each compile step: trace, each pipeline stage, LLVM's steps."""
+        return dict(self._stats)
+
+    def object_code(self) -> bytes:
+        return self.module.object_code()
+
+    def _inputs(self, leaves: Sequence[Any]) -> list[Any]:
+        inputs = []
+        for k, (x, aval) in enumerate(zip(leaves, self._avals)):
+            if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
+                x = np.asarray(x, dtype=aval.dtype)
+            elif isinstance(x, np.generic):
+                x = np.asarray(x)
+            elif not isinstance(x, np.ndarray):
+                x = np.asarray(x)
+            if x.shape != aval.shape or x.dtype != aval.dtype:
+                if not (x.dtype.newbyteorder("=") == aval.dtype and x.shape == aval.shape):
+                    raise SignatureError(
+                        f"{self.program.entry}: argument {self._names[k]} has shape {x.shape} and "
+                        f"dtype {x.dtype}; this compiled function takes shape {aval.shape} and "
+                        f"dtype {aval.dtype}"
+                    )
+            inputs.append(x)
+        return inputs
+
+    def call_flat(self, leaves: Sequence[Any]) -> list[Any]:
+        return list(self._function(*self._inputs(leaves)))
+
+    def __call__(self, *args: Any) -> Any:
+        leaves, tree = tree_flatten(list(args))
+        if tree != self._in_tree:
+            raise SignatureError(
+                f"{self.program.entry}: arguments have structure {tree!r}; this compiled function "
+                f"takes {self._in_tree!r}"
+            )
+        return tree_unflatten(self._out_tree, self.call_flat(leaves))
+
+
+def leaf_names(args: Sequence[Any], fn: Any) -> list[str]:
+    """Readable names of the flat arguments, for messages."""
+    import inspect
+
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = [f"arg{i}" for i in range(len(args))]
+    out: list[str] = []
+    for name, arg in zip(names, args):
+        out.extend(tree_leaf_names(arg, name))
+    return out
+
+
+def avals_of(leaves: Sequence[Any]) -> tuple[ShapeDtype, ...]:
+    return tuple(ShapeDtype.of(x) for x in leaves)
