@@ -13,15 +13,15 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 # Stamp files keep re-runs fast; they are rebuilt when pyproject.toml changes.
-$(VENV)/.stamp-base: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+$(VENV)/.stamp-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[demo]'
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@
 
-demo: $(VENV)/.stamp-base
+demo: $(VENV)/.stamp-demo
 	$(BIN)/python examples/demo.py
 
 unit: $(VENV)/.stamp-test
@@ -37,7 +37,7 @@ test: $(VENV)/.stamp-test
 	$(BIN)/lit -s tests/filecheck || status=1; \
 	exit $$status
 
-bench: $(VENV)/.stamp-base
+bench: $(VENV)/.stamp-demo
 	$(BIN)/python benchmarks/run_all.py
 
 clean:

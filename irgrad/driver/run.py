@@ -1,6 +1,6 @@
 """`irgrad-run`: run a function of an IR file on .npy inputs (the peer of mlir-cpu-runner).
 
-    irgrad-run FILE [--entry NAME] [--input a.npy]... [--output out.npz] [--backend interp]
+    irgrad-run FILE [--entry NAME] [--input a.npy]... [--output out.npz] [--backend interp|cpu]
 
 FILE is MLIR text (`-` for stdin), parsed and verified with located diagnostics. Each
 `--input` is one .npy file per function argument, in order (a 0-d array for a scalar
@@ -141,26 +141,47 @@ def argument_parser() -> argparse.ArgumentParser:
         help="one .npy file per function argument, in argument order",
     )
     parser.add_argument("--output", metavar="OUT.npz", help="save results as result0, result1, ...")
-    parser.add_argument("--backend", choices=BACKENDS, default="interp", help="default: interp")
+    parser.add_argument("--backend", choices=BACKENDS, default="interp", help="interp (the reference interpreter, default) or cpu (compiled by LLVM)")
     return parser
 
 
 def run(argv: Sequence[str] | None) -> int:
     args = argument_parser().parse_args(argv)
-    if args.backend != "interp":
-        raise RunError(f"the '{args.backend}' backend is not available yet; use --backend interp")
+    if args.backend == "gpu":
+        raise RunError("the 'gpu' backend is not available yet; use --backend interp or cpu")
     module, sources = load_module(args.file)
     func = choose_entry(module, args.entry)
     inputs = load_inputs(args.input, func)
-    from irgrad.backends.interpreter import run_function
-
     try:
-        results = run_function(module, func.sym_name.data, inputs)
+        if args.backend == "cpu":
+            results = run_on_cpu(module, func, inputs)
+        else:
+            from irgrad.backends.interpreter import run_function
+
+            results = run_function(module, func.sym_name.data, inputs)
     except IrgradError as err:
         err.sources = err.sources or sources
         raise
     save_or_print(results, args.output)
     return 0
+
+
+def run_on_cpu(module: ModuleOp, func: FuncOp, inputs: Sequence[Any]) -> tuple[Any, ...]:
+    """Lower through the `irgrad-cpu` pipeline, compile with LLVM and call `func`."""
+    from irgrad.backends.cpu import ArgumentError, compile_module
+    from irgrad.lowering.pipelines import CPU_PIPELINE, run_pipeline
+
+    arg_types = list(func.function_type.inputs.data)
+    result_types = list(func.function_type.outputs.data)
+    name = func.sym_name.data
+    if func.sym_visibility is not None and func.sym_visibility.data != "public":
+        raise RunError(f"@{name} is private; the CPU backend compiles public functions")
+    lowered = run_pipeline(module.clone(), CPU_PIPELINE)
+    compiled = compile_module(lowered)
+    try:
+        return tuple(compiled.function(name, arg_types, result_types)(*inputs))
+    except ArgumentError as err:
+        raise RunError(str(err)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

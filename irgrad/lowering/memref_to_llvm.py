@@ -150,7 +150,7 @@ def offset_pointer(
 ) -> SSAValue:
     if isinstance(offset, int) and offset == 0:
         return ptr
-    return b.insert(llvm.GEPOp.from_mixed_indices(ptr, [offset], element, inbounds=True))
+    return b.gep(ptr, offset, element)
 
 
 def element_pointer(

@@ -19,7 +19,17 @@ from irgrad.backends.cpu.jit import (
     load_object,
     object_code,
 )
-from irgrad.backends.cpu.translate import to_llvm_ir
+
+
+
+def __getattr__(name: str) -> object:
+    # The translation imports xDSL's LLVM backend; loading cached code does not need it.
+    if name == "to_llvm_ir":
+        from irgrad.backends.cpu.translate import to_llvm_ir
+
+        return to_llvm_ir
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ArgumentError",

@@ -25,15 +25,54 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import IndexType, MemRefType, TensorType
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    Signedness,
+    TensorType,
+)
 from xdsl.ir import Attribute
 
-from irgrad.backends.interpreter.dtypes import is_float_dtype, numpy_dtype
-from irgrad.lowering.func_to_llvm import PACKED_PREFIX
 
 if TYPE_CHECKING:
     from irgrad.backends.cpu.jit import CompiledModule
+
+
+_FLOATS = {
+    Float16Type: np.dtype(np.float16),
+    BFloat16Type: np.dtype(ml_dtypes.bfloat16),
+    Float32Type: np.dtype(np.float32),
+    Float64Type: np.dtype(np.float64),
+}
+_FLOAT_DTYPES = frozenset(_FLOATS.values())
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    """The dtype numpy holds values of an element type in (as the interpreter does; not
+    imported from it, so loading cached code does not import the interpreter)."""
+    for attr_type, dtype in _FLOATS.items():
+        if isinstance(element_type, attr_type):
+            return dtype
+    if isinstance(element_type, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(element_type, IntegerType) and element_type.width.data in (1, 8, 16, 32, 64):
+        width = element_type.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        unsigned = element_type.signedness.data == Signedness.UNSIGNED
+        return np.dtype(f"{'u' if unsigned else ''}int{width}")
+    raise TypeError(f"element type {element_type} has no numpy dtype")
+
+
+def is_float_dtype(dtype: np.dtype) -> bool:
+    return dtype in _FLOAT_DTYPES
 
 
 class ArgumentError(ValueError):
@@ -128,6 +167,8 @@ class CompiledFunction:
         self.results = tuple(
             make_param(f"result #{k} of @{name}", t) for k, t in enumerate(result_types)
         )
+        from irgrad.lowering.func_to_llvm import PACKED_PREFIX
+
         entry = PACKED_PREFIX + name
         if not module.has_function(entry):
             raise ArgumentError(

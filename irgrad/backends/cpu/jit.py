@@ -32,7 +32,6 @@ import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 
-from irgrad.backends.cpu.translate import to_llvm_ir
 from irgrad.diagnostics import IrgradError
 
 if TYPE_CHECKING:
@@ -179,10 +178,14 @@ class CompiledModule:
     target: HostTarget
     llvm_ir: str | None = None
     """The LLVM IR before optimization (None when loaded from an object)."""
-    optimized_ir: str | None = None
-    """The LLVM IR after O3 (None when loaded from an object)."""
     stats: CompileStats = field(default_factory=CompileStats)
     _engine: llvm.ExecutionEngine | None = field(default=None, repr=False)
+    _optimized: llvm.ModuleRef | None = field(default=None, repr=False)
+
+    @property
+    def optimized_ir(self) -> str | None:
+        """The LLVM IR after optimization (None when loaded from an object)."""
+        return None if self._optimized is None else str(self._optimized)
 
     def address(self, name: str) -> int:
         """The address of function `name`, or KeyError."""
@@ -211,11 +214,13 @@ class CompiledModule:
         return self.object_bytes
 
 
-def _optimize(ref: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int) -> None:
+def _optimize(
+    ref: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int, loop_unrolling: bool
+) -> None:
     tuning = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     tuning.loop_vectorization = speed_level >= 2
     tuning.slp_vectorization = speed_level >= 2
-    tuning.loop_unrolling = speed_level >= 2
+    tuning.loop_unrolling = loop_unrolling and speed_level >= 2
     builder = llvm.create_pass_builder(tm, tuning)
     builder.getModulePassManager().run(ref, builder)
 
@@ -230,19 +235,30 @@ def _check_symbols(ref: llvm.ModuleRef) -> None:
             )
 
 
-def compile_module(module: ModuleOp, *, opt_level: int = 3) -> CompiledModule:
+def compile_module(
+    module: ModuleOp, *, opt_level: int = 3, loop_unrolling: bool = True
+) -> CompiledModule:
     """Compile a stage-"llvm" module for the host CPU and load it.
+
+    `opt_level` 0-3 picks LLVM's pipeline (loop and SLP vectorization from 2 on);
+    `loop_unrolling=False` roughly halves the optimization and code generation time of a
+    large module (small static loops are otherwise unrolled) for slower code.
 
     Raises `ContractError` (located) if the module is not in stage "llvm" form, and
     `CompileError` if LLVM rejects it.
     """
+    # Imported here: loading cached object code (`load_object`) needs none of the lowering.
+    from irgrad.backends.cpu.translate import to_llvm_ir
+    from irgrad.lowering.to_llvm import cyclic_gc_paused
+
     initialize()
     target = host_target()
     stats = CompileStats()
     start = time.perf_counter()
     tm = target.target_machine(opt_level)
-    ir_module = to_llvm_ir(module, triple=target.triple, data_layout=str(tm.target_data))
-    text = str(ir_module)
+    with cyclic_gc_paused():
+        ir_module = to_llvm_ir(module, triple=target.triple, data_layout=str(tm.target_data))
+        text = str(ir_module)
     stats.translate = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -255,9 +271,8 @@ def compile_module(module: ModuleOp, *, opt_level: int = 3) -> CompiledModule:
 
     start = time.perf_counter()
     if opt_level > 0:
-        _optimize(ref, tm, opt_level)
+        _optimize(ref, tm, opt_level, loop_unrolling)
     _check_symbols(ref)
-    optimized = str(ref)
     stats.optimize = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -266,7 +281,7 @@ def compile_module(module: ModuleOp, *, opt_level: int = 3) -> CompiledModule:
 
     compiled = load_object(data, target=target)
     compiled.llvm_ir = text
-    compiled.optimized_ir = optimized
+    compiled._optimized = ref
     compiled.stats.translate = stats.translate
     compiled.stats.parse = stats.parse
     compiled.stats.optimize = stats.optimize

@@ -25,5 +25,5 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // MISSING:    irgrad-run: error: could not read input #0 '{{.*}}missing.npy': No such file or directory
 // ARCHIVE:    irgrad-run: error: input #0 '{{.*}}archive.npz' is not a .npy array (an .npz archive?)
 // ENTRY:      irgrad-run: error: no function @nope in the module (functions: @main)
-// BACKEND:    irgrad-run: error: the 'gpu' backend is not available yet; use --backend interp
+// BACKEND:    irgrad-run: error: the 'gpu' backend is not available yet; use --backend interp or cpu
 // EXIT:       exit=1

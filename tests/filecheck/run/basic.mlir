@@ -1,6 +1,7 @@
 // RUN: python -c "import numpy as np; np.save('%t.x.npy', np.array([[1, -2, 3], [-4, 5, np.nan]], np.float32)); np.save('%t.n.npy', np.array(7))"
 // RUN: irgrad-run %s --input %t.x.npy --input %t.n.npy | filecheck %s
 // RUN: irgrad-run %s --entry main --backend interp --input %t.x.npy --input %t.n.npy | filecheck %s
+// RUN: irgrad-run %s --entry main --backend cpu --input %t.x.npy --input %t.n.npy | filecheck %s
 
 // Runs @main on .npy inputs (a 0-d array for the index argument) and prints each result
 // as numpy prints it: relu keeps NaN, the index comes back as a Python int.
