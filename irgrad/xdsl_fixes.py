@@ -41,3 +41,42 @@ def _fix_hex_float_elements() -> None:
 
 
 _fix_hex_float_elements()
+
+
+def _fix_intrinsic_pointer_arguments() -> None:
+    """An intrinsic's pointer parameters must be opaque `ptr`s, whatever its first caller passed.
+
+    xDSL 0.75's translation of `llvm.call_intrinsic` declares the intrinsic with the llvmlite
+    types of its first call's arguments. A `llvm.mlir.addressof` value is the llvmlite global
+    itself, whose type is a typed pointer (`[6 x float]*`), so after a first
+    `llvm.memcpy(out, @f32_constant)` a second `llvm.memcpy(out, @i1_constant)` failed in
+    llvmlite: "Type of #2 arg mismatch: [6 x float]* != [6 x i8]*" (any module copying two
+    constants of different types). The fix declares the intrinsic first with opaque pointer
+    parameters, which every pointer argument matches."""
+    from llvmlite import ir
+    from xdsl.backend.llvm import convert_op
+    from xdsl.backend.llvm.convert_type import convert_type
+
+    original = convert_op._convert_call_intrinsic  # pyright: ignore[reportPrivateUsage]
+    if getattr(original, "_irgrad_fixed", False):
+        return
+    assert original.__code__.co_varnames[:3] == ("op", "builder", "val_map"), (
+        "xDSL's _convert_call_intrinsic changed: review irgrad.xdsl_fixes"
+    )
+
+    def _convert_call_intrinsic(op, builder, val_map):  # type: ignore[no-untyped-def]
+        name = op.intrin.data
+        if name not in builder.module.globals:
+            arg_types = [
+                ir.PointerType(addrspace=t.addrspace) if isinstance(t, ir.PointerType) else t
+                for t in (val_map[arg].type for arg in op.args)
+            ]
+            ret = convert_type(op.ress.type) if op.ress is not None else ir.VoidType()
+            ir.Function(builder.module, ir.FunctionType(ret, arg_types), name=name)
+        original(op, builder, val_map)
+
+    _convert_call_intrinsic._irgrad_fixed = True  # type: ignore[attr-defined]
+    convert_op._convert_call_intrinsic = _convert_call_intrinsic  # type: ignore[attr-defined]
+
+
+_fix_intrinsic_pointer_arguments()

@@ -287,7 +287,10 @@ register_pass(
     "convert-scf-parallel-to-scf",
     lazy("irgrad.lowering.scf_parallel_to_scf", "ConvertScfParallelToScfPass"),
 )
-register_pass("convert-scf-to-cf", lazy("irgrad.lowering.scf_to_cf", "ConvertScfToCfPass"))
+register_pass(
+    "convert-scf-to-cf-with-while",
+    lazy("irgrad.lowering.scf_to_cf_with_while", "ConvertScfToCfWithWhilePass"),
+)
 register_pass("convert-arith-to-llvm", lazy("irgrad.lowering.arith_to_llvm", "ConvertArithToLLVMPass"))
 register_pass("convert-math-to-llvm", lazy("irgrad.lowering.math_to_llvm", "ConvertMathToLLVMPass"))
 register_pass(

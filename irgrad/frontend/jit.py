@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 
 from irgrad.frontend.errors import UnsupportedError
 from irgrad.frontend.pytree import tree_flatten, tree_leaf_names, tree_unflatten
@@ -38,6 +39,9 @@ class Jitted:
         self._compiled: dict[Any, Any] = {}
         self._trace_seconds: dict[Any, float] = {}
         self._last_key: Any = None
+        # The call fast path (cpu backend): a cheap key of the arguments -> the Compiled that
+        # the full signature maps them to. Filled only by calls that went the general way.
+        self._fast: dict[Any, Compiled] = {}
 
     def _split(self, args: tuple[Any, ...]) -> tuple[list[Any], tuple[Any, ...]]:
         dynamic = [a for i, a in enumerate(args) if i not in self.static_argnums]
@@ -128,6 +132,17 @@ class Jitted:
         return compiled
 
     def __call__(self, *args: Any) -> Any:
+        fast = None
+        if self.backend == "cpu" and current_frame() is None:
+            # The fast path: arguments whose cheap key a previous call compiled for.
+            fast = _fast_key(args, self.static_argnums)
+            if fast is not None:
+                try:
+                    compiled = self._fast.get(fast[0])
+                except TypeError:  # an unhashable static value: the general path says so
+                    compiled = None
+                if compiled is not None:
+                    return compiled.call_leaves(fast[1])
         if current_frame() is not None or any(isinstance(x, Tracer) for x in tree_flatten(list(args))[0]):
             # Inside a trace, jit is transparent: the function is traced inline.
             return self.fn(*args)
@@ -138,12 +153,68 @@ class Jitted:
         key = self.signature(*args)
         dynamic, _ = self._split(args)
         if self.backend == "cpu":
-            return self._compile(key, args)(*dynamic)
+            compiled = self._compile(key, args)
+            result = compiled(*dynamic)
+            if fast is not None:
+                self._fast[fast[0]] = compiled
+            return result
         program = self.trace(*args)
         leaves, _ = tree_flatten(dynamic)
         # Leaves go as they are: the program gives Python scalars their traced dtype (float32),
         # which np.asarray would have made float64.
         return program(*tree_unflatten(program.traced.in_tree, leaves))
+
+
+_SCALARS = (bool, int, float)
+
+
+def _fast_key(args: tuple[Any, ...], static_argnums: tuple[int, ...]) -> tuple[Any, list[Any]] | None:
+    """A cheap cache key of a call's arguments and their flat leaves, or None.
+
+    The key determines `Jitted.signature` (pytree structure, each leaf's shape and dtype, the
+    static values), so a key seen before maps to the same compiled function; the leaves come
+    in `tree_flatten` order. Only plain tuples, lists, dicts and None over numpy arrays and
+    Python scalars take this path: anything else (tracers, namedtuples, subclasses, other
+    array types) returns None and goes the general way.
+    """
+    leaves: list[Any] = []
+    append = leaves.append
+    try:
+        if static_argnums:
+            n = len(args)
+            dynamic = [a for i, a in enumerate(args) if i not in static_argnums]
+            static = tuple((i, args[i]) for i in static_argnums if i < n)
+            key: Any = (tuple([_fast_visit(a, append) for a in dynamic]), static)
+        else:
+            key = tuple([_fast_visit(a, append) for a in args])
+    except Exception:  # _NotFast, or unsortable dict keys: the general path handles (or raises)
+        return None
+    return key, leaves
+
+
+def _fast_visit(node: Any, append: Callable[[Any], None]) -> Any:
+    """`node`'s part of the fast key (leaves appended in `tree_flatten` order)."""
+    kind = type(node)
+    if kind is np.ndarray:
+        append(node)
+        return (node.shape, node.dtype)
+    if kind is list:
+        return ("l", *[_fast_visit(c, append) for c in node])
+    if kind is tuple:
+        return ("t", *[_fast_visit(c, append) for c in node])
+    if kind is dict:
+        keys = tuple(sorted(node))
+        return ("d", keys, *[_fast_visit(node[k], append) for k in keys])
+    if node is None:
+        return None
+    if kind in _SCALARS:
+        append(node)
+        return (kind,)
+    raise _NotFast
+
+
+class _NotFast(Exception):
+    pass
 
 
 def _disk_key(program: Program) -> str:

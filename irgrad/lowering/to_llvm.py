@@ -3,7 +3,7 @@
 Runs, in this order:
 1. convert-scf-parallel-to-scf  (serial loops; before scf-to-cf, which rejects scf.parallel)
 2. convert-memref-to-llvm       (its strided copies are scf.for nests: before scf-to-cf)
-3. convert-scf-to-cf            (scf.for/if/index_switch/while to branches)
+3. convert-scf-to-cf-with-while (scf.for/if/index_switch/while to branches)
 4. convert-arith-to-llvm
 5. convert-math-to-llvm
 6. convert-func-to-llvm         (with the packed entry wrappers)
@@ -32,7 +32,7 @@ from irgrad.lowering.func_to_llvm import ConvertFuncToLLVMPass
 from irgrad.lowering.math_to_llvm import ConvertMathToLLVMPass
 from irgrad.lowering.memref_to_llvm import ConvertMemRefToLLVMPass
 from irgrad.lowering.scf_parallel_to_scf import ConvertScfParallelToScfPass
-from irgrad.lowering.scf_to_cf import ConvertScfToCfPass
+from irgrad.lowering.scf_to_cf_with_while import ConvertScfToCfWithWhilePass
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class ConvertToLLVMPass(ModulePass):
         return (
             ConvertScfParallelToScfPass(),
             ConvertMemRefToLLVMPass(),
-            ConvertScfToCfPass(),
+            ConvertScfToCfWithWhilePass(),
             ConvertArithToLLVMPass(),
             ConvertMathToLLVMPass(),
             ConvertFuncToLLVMPass(packed_interface=self.packed_interface),

@@ -21,7 +21,6 @@ from irgrad.backends.cpu.jit import (
 )
 
 
-
 def __getattr__(name: str) -> object:
     # The translation imports xDSL's LLVM backend; loading cached code does not need it.
     if name == "to_llvm_ir":

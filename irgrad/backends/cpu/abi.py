@@ -2,8 +2,10 @@
 
 The compiled side is the packed entry convert-func-to-llvm emits for every public function:
 `void _irgrad_packed_f(void **slots)`, one slot per parameter of `@f` (its inputs, then the
-out-param buffers bufferize added), then one per scalar result. A buffer's slot holds its data
-pointer; a scalar's slot points at the value.
+out-param buffers bufferize added), then one per scalar result. Each slot points at a value:
+a scalar's slot at the scalar, a buffer's slot at a word holding its data pointer, which is
+the `data` field of the numpy array object itself (see `_data_field_offset`), so a call asks
+numpy for no pointers: about 3 us of fixed cost for a few arguments.
 
 `CompiledFunction(module, name, arg_types, result_types)` describes `@f` as the user sees
 it: `arg_types` are the inputs (memref or tensor types for arrays, scalar types), and

@@ -115,13 +115,20 @@ def initialize() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+ABI_VERSION = 2
+"""The calling convention between `CompiledFunction` and the packed entries; part of the
+cache key (`repr(host_target())`), so object code built for another one is never loaded.
+2: a memref's slot points at a word holding its data pointer."""
+
+
 @dataclass(frozen=True)
 class HostTarget:
-    """What the code is compiled for; part of any cache key of compiled objects."""
+    """What the code is compiled for; `repr` of it belongs in any cache key of objects."""
 
     triple: str
     cpu: str
     features: str
+    abi: int = ABI_VERSION
 
     @staticmethod
     def detect() -> HostTarget:

@@ -20,6 +20,7 @@ from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 
+import irgrad.xdsl_fixes  # noqa: F401  (intrinsics take opaque pointers)
 from irgrad.lowering.contracts import assert_stage_llvm
 
 BYTES_INITIALIZER_THRESHOLD = 256

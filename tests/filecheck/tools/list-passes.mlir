@@ -4,6 +4,6 @@
 
 // CHECK:      Passes:
 // CHECK:      canonicalize {{ *}}Applies all canonicalization patterns.
-// CHECK:      convert-scf-to-cf {{ *}}Lower scf.for/if/index_switch (xDSL's patterns) and scf.while to cf branches.
+// CHECK:      convert-scf-to-cf {{ *}}Lower `scf.for` and `scf.if` to unstructured control flow.
 // CHECK:      cse
 // CHECK-NOT:  Traceback

@@ -1,5 +1,5 @@
-// RUN: not irgrad-opt -p convert-scf-to-cf --split-input-file %s 2>/dev/null | filecheck %s
-// RUN: not irgrad-opt -p convert-scf-to-cf --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: not irgrad-opt -p convert-scf-to-cf-with-while --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -p convert-scf-to-cf-with-while --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
 
 // scf.while: the before region is the loop header, its scf.condition a conditional branch
 // to the body or out with the same values; the body branches back with its yield.
@@ -85,4 +85,4 @@ func.func @parallel(%m: memref<4xf32>) {
   func.return
 }
 
-// ERR: convert-scf-to-cf.mlir:[[# @LINE - 9]]:3: error: 'scf.parallel' op must be lowered before convert-scf-to-cf; run convert-scf-parallel-to-scf first
+// ERR: convert-scf-to-cf-with-while.mlir:[[# @LINE - 9]]:3: error: 'scf.parallel' op must be lowered before convert-scf-to-cf-with-while; run convert-scf-parallel-to-scf first

@@ -1,13 +1,15 @@
-"""`convert-scf-to-cf`: structured control flow to `cf` branches, `scf.while` included.
+"""`convert-scf-to-cf-with-while`: structured control flow to `cf` branches, `scf.while` too.
 
 Input invariant: `scf.for`, `scf.if`, `scf.index_switch`, `scf.while` (no `scf.parallel`:
 run convert-scf-parallel-to-scf first).
 Output IR: `cf.br`, `cf.cond_br`, `cf.switch` between blocks of the enclosing function.
 
-xDSL's pass of the same name lowers for, if and index_switch; its patterns are reused here
-as they are, and irgrad adds `scf.while`, which xDSL lacks, so that one pass lowers all of
-scf at once (lowering only some of it would leave multi-block regions inside the remaining
-scf ops, which their verifiers reject). irgrad's registration of this name replaces xDSL's.
+This is MLIR's `convert-scf-to-cf`. xDSL's pass of that name lowers for, if and
+index_switch but not while; its patterns are reused here as they are, and irgrad adds
+`scf.while`, so that one pass lowers all of scf in one walk (lowering a while in one pass and
+the for around it in another would leave a multi-block region inside the remaining scf op,
+which its verifier rejects). The name differs from xDSL's because irgrad never shadows an
+xDSL pass.
 
 `scf.while` follows MLIR's SCFToControlFlow:
 
@@ -90,19 +92,20 @@ class ParallelRejection(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: scf.ParallelOp, rewriter: PatternRewriter):
         raise PassError(
-            "must be lowered before convert-scf-to-cf; run convert-scf-parallel-to-scf first",
+            "must be lowered before convert-scf-to-cf-with-while; "
+            "run convert-scf-parallel-to-scf first",
             op,
         )
 
 
 @dataclass(frozen=True)
-class ConvertScfToCfPass(ModulePass):
+class ConvertScfToCfWithWhilePass(ModulePass):
     """Lower scf.for/if/index_switch (xDSL's patterns) and scf.while to cf branches.
 
     Input invariant: no scf.parallel. Output IR: cf branches between blocks.
     """
 
-    name = "convert-scf-to-cf"
+    name = "convert-scf-to-cf-with-while"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
