@@ -157,35 +157,48 @@ def check_value(loss, ref_loss) -> tuple[bool, str]:
     return ok, f"loss rel err {err:.1e}"
 
 
-def check_tree(got: list[dict[str, Any]], ref: list[dict[str, np.ndarray]], scale: float = 1.0) -> tuple[bool, float]:
-    """allclose of each leaf of `got` with `scale * ref` (rtol 1e-3, atol 1e-4 of the leaf's
-    largest magnitude); returns (ok, the largest error relative to that magnitude)."""
+def check_tree(got: list[dict[str, Any]], ref: list[dict[str, np.ndarray]], scale: float = 1.0,
+               slack: list[dict[str, np.ndarray]] | None = None) -> tuple[bool, float]:
+    """Each leaf of `got` against `scale * ref`, in norm: ||got - ref|| <= 1e-3 ||ref|| (+ the
+    norm of `slack`, a per-element allowance). Returns (ok, the worst ||got - ref|| / ||ref||).
+
+    In norm rather than elementwise: in float32 a handful of ReLU pre-activations within
+    rounding of 0 take the other side than in the float64 reference, which moves single
+    gradient entries by a few percent (torch and irgrad hit it on W2) while a wrong program
+    is off by O(1).
+    """
     ok, worst = True, 0.0
-    for g_layer, r_layer in zip(got, ref):
+    for k_layer, (g_layer, r_layer) in enumerate(zip(got, ref)):
         for k in r_layer:
             g = np.asarray(g_layer[k], dtype=np.float64)
             r = scale * r_layer[k]
-            big = float(np.abs(r).max()) or 1.0
-            ok &= bool(g.shape == r.shape and np.allclose(g, r, rtol=1e-3, atol=1e-4 * big))
-            worst = max(worst, float(np.abs(g - r).max()) / big)
+            if g.shape != r.shape:
+                return False, float("inf")
+            err = float(np.linalg.norm(g - r))
+            norm = float(np.linalg.norm(r)) or 1.0
+            allowed = 1e-3 * norm + (float(np.linalg.norm(slack[k_layer][k])) if slack else 0.0)
+            ok &= bool(np.all(np.isfinite(g)) and err <= allowed)
+            worst = max(worst, err / norm)
     return ok, worst
 
 
 def check_step(loss, new_params, old_params, ref) -> tuple[bool, str]:
-    """A step's loss and update `old - new` against the reference `LR * grad`."""
+    """A step's loss and update `old - new` against the reference `LR * grad` (in norm, with
+    an allowance of one float32 rounding of each new parameter)."""
     ref_loss, ref_grads = ref
     ok_loss, e_loss = check_loss(loss, ref_loss)
     deltas = [{k: np.asarray(o[k], np.float64) - np.asarray(n[k], np.float64) for k in o}
               for o, n in zip(old_params, new_params)]
-    ok_upd, e_upd = check_tree(deltas, ref_grads, LR)
-    return ok_loss and ok_upd, f"loss rel err {e_loss:.1e}, update rel err {e_upd:.1e}"
+    ulps = [{k: np.spacing(np.abs(o[k]).astype(DTYPE)).astype(np.float64) for k in o} for o in old_params]
+    ok_upd, e_upd = check_tree(deltas, ref_grads, LR, slack=ulps)
+    return ok_loss and ok_upd, f"loss rel err {e_loss:.1e}, update rel err {e_upd:.1e} (in norm)"
 
 
 def check_value_and_grad(loss, grads, ref) -> tuple[bool, str]:
     ref_loss, ref_grads = ref
     ok_loss, e_loss = check_loss(loss, ref_loss)
     ok_g, e_g = check_tree(grads, ref_grads)
-    return ok_loss and ok_g, f"loss rel err {e_loss:.1e}, grad rel err {e_g:.1e}"
+    return ok_loss and ok_g, f"loss rel err {e_loss:.1e}, grad rel err {e_g:.1e} (in norm)"
 
 
 # ---------------------------------------------------------------------------------------------

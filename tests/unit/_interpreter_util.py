@@ -82,5 +82,5 @@ def assert_same(actual: Any, expected: Any) -> None:
     np.testing.assert_array_equal(wide_a, wide_e)
     if actual.dtype.kind not in "biu":
         # The sign of a NaN carries no meaning (IEEE leaves it unspecified); of a zero it does.
-            real = ~np.isnan(wide_e)
-            np.testing.assert_array_equal(np.signbit(wide_a)[real], np.signbit(wide_e)[real])
+        real = ~np.isnan(wide_e)
+        np.testing.assert_array_equal(np.signbit(wide_a)[real], np.signbit(wide_e)[real])
