@@ -311,11 +311,11 @@ def bench_mlp(spec: wl.MLPSpec, with_w5: bool) -> None:
             continue
         results[framework] = RUNNERS[framework](spec, params, x, labels, ref, warmup)
     cells = {fw: r["step"] for fw, r in results.items()}
-    wl.emit_row(spec.id, f"MLP step {spec.title}", "ms", cells)
+    wl.emit_row(spec.id, spec.id, f"MLP step {spec.title}", "ms", cells)
     if not with_w5:
         return
-    wl.emit_row("W5", f"{spec.id} forward loss", "ms", {fw: r["fwd"] for fw, r in results.items()})
-    wl.emit_row("W5", f"{spec.id} value_and_grad", "ms", {fw: r["vg"] for fw, r in results.items()})
+    wl.emit_row(f"W5-{spec.id}-fwd", "W5", f"{spec.id} forward loss", "ms", {fw: r["fwd"] for fw, r in results.items()})
+    wl.emit_row(f"W5-{spec.id}-vg", "W5", f"{spec.id} value_and_grad", "ms", {fw: r["vg"] for fw, r in results.items()})
     ratios = {}
     for fw, r in results.items():
         f, g = r["fwd"], r["vg"]
@@ -323,7 +323,7 @@ def bench_mlp(spec: wl.MLPSpec, with_w5: bool) -> None:
             ratios[fw] = wl.cell(g["median"] / f["median"], g["min"] / f["min"], g["max"] / f["max"])
         else:
             ratios[fw] = wl.na_cell("no time") if "wrong" not in f and "wrong" not in g else wl.wrong_cell("wrong")
-    wl.emit_row("W5", f"{spec.id} value_and_grad / forward", "ratio", ratios, ratio=False,
+    wl.emit_row(f"W5-{spec.id}-ratio", "W5", f"{spec.id} value_and_grad / forward", "ratio", ratios, ratio=False,
                 note="min-max columns: ratio of the mins, of the maxes")
 
 
@@ -434,17 +434,17 @@ def bench_w6() -> None:
                        f"process wall {r['process_wall']:.2f} s, warm {r['warm_median'] * 1e3:.3f} ms, "
                        f"check {'OK' if r['ok'] else 'WRONG'} ({r['check']})")
     na = {fw: wl.na_cell("no compile step") for fw in ("numpy", "torch")}
-    wl.emit_row("W6", "W1 cold: first call (trace + compile + run), after import", "s",
+    wl.emit_row("W6-cold-first", "W6", "W1 cold: first call (trace + compile + run), after import", "s",
                 {**na, **{fw: _cells_of(runs, "first_call") for fw, runs in cold.items()}},
                 note=f"fresh process, empty caches; median of {reps} processes (torch.compile: 1)")
-    wl.emit_row("W6", "W1 cold: import + first call", "s",
+    wl.emit_row("W6-cold-total", "W6", "W1 cold: import + first call", "s",
                 {**na, **{fw: _cells_of(runs, "import_and_first_call") for fw, runs in cold.items()}})
-    wl.emit_row("W6", "W1 warm call in that fresh process", "ms",
+    wl.emit_row("W6-warm", "W6", "W1 warm call in that fresh process", "ms",
                 {**na, **{fw: _cells_of(runs, "warm_median", 1e3) for fw, runs in cold.items()}})
     if disk:
-        wl.emit_row("W6", "W1 irgrad disk cache hit: first call after import", "s",
+        wl.emit_row("W6-disk-first", "W6", "W1 irgrad disk cache hit: first call after import", "s",
                     {"irgrad": _cells_of(disk, "first_call")}, ratio=False)
-        wl.emit_row("W6", "W1 irgrad disk cache hit: import + first call", "s",
+        wl.emit_row("W6-disk-total", "W6", "W1 irgrad disk cache hit: import + first call", "s",
                     {"irgrad": _cells_of(disk, "import_and_first_call")}, ratio=False)
     import shutil
 

@@ -341,11 +341,12 @@ def na_cell(reason: str) -> dict[str, Any]:
     return {"na": reason}
 
 
-def emit_row(id: str, title: str, unit: str, cells: dict[str, dict[str, Any]], *,
+def emit_row(key: str, id: str, title: str, unit: str, cells: dict[str, dict[str, Any]], *,
              better: str = "lower", ratio: bool = True, note: str = "") -> None:
-    """One table row: `cells` maps framework keys to cells; `better` is "lower" (times) or
-    "higher" (throughputs); `ratio=False` leaves the irgrad / best peer column empty."""
-    row = {"id": id, "title": title, "unit": unit, "cells": cells, "better": better,
+    """One table row: `key` names it for run_all's goals (e.g. "W1", "W3-2048"); `cells`
+    maps framework keys to cells; `better` is "lower" (times) or "higher" (throughputs);
+    `ratio=False` leaves the irgrad / best peer column empty."""
+    row = {"key": key, "id": id, "title": title, "unit": unit, "cells": cells, "better": better,
            "ratio": ratio, "note": note}
     print("ROW " + json.dumps(row), flush=True)
 

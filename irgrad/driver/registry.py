@@ -299,6 +299,14 @@ register_pass(
 register_pass("convert-func-to-llvm", lazy("irgrad.lowering.func_to_llvm", "ConvertFuncToLLVMPass"))
 register_pass("convert-cf-to-llvm", lazy("irgrad.lowering.cf_to_llvm", "ConvertCfToLLVMPass"))
 register_pass("convert-to-llvm", lazy("irgrad.lowering.to_llvm", "ConvertToLLVMPass"))
+register_pass(
+    "convert-parallel-loops-to-gpu",
+    lazy("irgrad.lowering.parallel_loops_to_gpu", "ConvertParallelLoopsToGpuPass"),
+)
+register_pass(
+    "gpu-kernel-outlining", lazy("irgrad.lowering.gpu_kernel_outlining", "GpuKernelOutliningPass")
+)
+register_pass("convert-gpu-to-nvvm", lazy("irgrad.lowering.gpu_to_nvvm", "ConvertGpuToNVVMPass"))
 register_pass("test-miscompile", lazy("irgrad.driver.test_passes", "TestMiscompilePass"))
 register_pass(
     "linalg-fuse-elementwise",

@@ -135,11 +135,11 @@ def build_launch(
     body = Block(arg_types=[IndexType()] * 12)
     terminator = gpu.TerminatorOp()
     body.add_op(terminator)
-    fill(Emitter.before(terminator), body)
     one = at.index(1)
     sizes = [at.index(v) if isinstance(v, int) else v for v in (grid, block)]
     launch = gpu.LaunchOp(Region(body), [sizes[0], one, one], [sizes[1], one, one])
     at.add(launch)
+    fill(Emitter.before(terminator), body)
     return launch
 
 

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from xdsl.dialects import func, gpu, memref, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.gpu_common import (
@@ -387,12 +388,13 @@ class Placement:
                 e.add(memref.StoreOp.get(value, spill, []))
 
         launch = build_launch(host, 1, 1, fill)
-        after = Emitter(_after(launch))
+        for op in deferred:
+            op.detach()
+        after = Emitter(InsertPoint.after(launch))
         for value, spill in zip(outputs, spills):
             loaded = after.add(memref.LoadOp.get(spill, []))
             value.replace_uses_with_if(loaded, lambda use: not launch.is_ancestor(use.operation))
         for op in deferred:
-            op.detach()
             after.add(op)
         terminator = block.last_op
         assert terminator is not None
@@ -452,12 +454,6 @@ def _ancestor_in(op: Operation, block: Block) -> Operation | None:
     while current is not None and current.parent_block() is not block:
         current = current.parent_op()
     return current
-
-
-def _after(op: Operation):  # -> InsertPoint
-    from xdsl.rewriter import InsertPoint
-
-    return InsertPoint.after(op)
 
 
 def place(function: func.FuncOp) -> None:

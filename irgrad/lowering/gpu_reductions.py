@@ -104,7 +104,7 @@ def match_reduction_nest(loop: scf.ForOp) -> tuple[list[scf.ForOp], Operation] |
         if (
             inner is not None
             and inner.iter_args[0] is acc
-            and len(acc.uses) == 1
+            and acc.uses.get_length() == 1
             and ops[1].operands[0] is inner.results[0]
         ):
             current = inner
@@ -122,9 +122,9 @@ def match_reduction_nest(loop: scf.ForOp) -> tuple[list[scf.ForOp], Operation] |
     if (
         not isinstance(combine, COMBINERS)
         or combine.parent_block() is not body
-        or len(acc.uses) != 1
+        or acc.uses.get_length() != 1
         or next(iter(acc.uses)).operation is not combine
-        or len(combine.results[0].uses) != 1
+        or combine.results[0].uses.get_length() != 1
     ):
         return None
     for op in body.walk():

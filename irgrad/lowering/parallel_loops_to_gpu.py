@@ -1,0 +1,265 @@
+"""`convert-parallel-loops-to-gpu`: stage "loops" to `gpu.launch` kernels inside host code.
+
+Input invariant: stage "loops" of docs/design/cpu-pipeline.md (for the GPU pipeline, made
+with `convert-linalg-to-parallel-loops{reorder_reductions=false}`, so that every parallel
+dimension of a linalg op is a dimension of its `scf.parallel`).
+
+Output IR: stage "gpu" of docs/design/gpu-pipeline.md. Every function is host code with
+`gpu.launch` ops; every load and store of device memory is inside a launch, except
+host-level loads that host code needs (synchronous reads, rare). In detail:
+- An `scf.parallel` without reductions becomes one launch of ceil(N / b) blocks of b threads
+  (b = `block-size`, or N when smaller), N the number of points of the loop: its dimensions
+  are linearized row-major (the innermost dimension varies fastest across the threads of a
+  warp, so consecutive threads touch consecutive elements of a row-major buffer), each
+  thread computes its point from `blockIdx.x * blockDim.x + threadIdx.x` with a bounds
+  guard when N is not a multiple of b, and runs the loop body once. Index arithmetic is
+  done in i32 when every linear index fits. Reductions inside the body (`scf.for` over a
+  linalg op's reduction dimensions) stay sequential per thread: that is the work of one
+  output element. `scf.parallel` nested in a body runs serially in its thread.
+- An `scf.parallel` with `scf.reduce`, and an `scf.for` reduction nest of host code raised
+  to one (irgrad/lowering/gpu_reductions.py), becomes a shared-memory tree reduction over
+  two kernels.
+- A `memref.copy` between different layouts becomes a copy kernel; a copy between buffers
+  of one contiguous type stays (gpu-kernel-outlining makes it a device-to-device memcpy).
+- The rest of host code is placed by irgrad/lowering/gpu_placement.py: small scalar buffers
+  become host memory, other device accesses become one-thread kernels.
+A loop with no points disappears. A kernel body with an op that cannot run on the device
+(an allocation, a call) is a located error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, NoneAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter
+
+from irgrad.diagnostics import PassError
+from irgrad.lowering.gpu_common import (
+    Emitter,
+    build_launch,
+    delinearize,
+    global_thread_index,
+    work_type_for,
+)
+from irgrad.lowering.gpu_placement import kernel_op, place
+from irgrad.lowering.gpu_reductions import (
+    constant_int,
+    lower_parallel_reduction,
+    raise_reduction_nests,
+    static_trip_counts,
+)
+from irgrad.lowering.scf_parallel_to_scf import ParallelToForLowering
+
+PASS = "convert-parallel-loops-to-gpu"
+MAX_BLOCK_SIZE = 1024
+
+
+def host_level(op: Operation) -> bool:
+    """Whether `op` is in host code: inside no `scf.parallel` and no `gpu.launch`."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ParallelOp | gpu.LaunchOp):
+            return False
+        parent = parent.parent_op()
+    return True
+
+
+def serialize_parallel_loops(ops: list[scf.ParallelOp]) -> None:
+    """Run `scf.parallel` loops as serial `scf.for` nests (outer loops first)."""
+    for loop in ops:
+        if loop.parent is not None:
+            ParallelToForLowering().match_and_rewrite(loop, PatternRewriter(loop))
+
+
+# ---------------------------------------------------------------------------------------------
+# scf.parallel -> gpu.launch
+# ---------------------------------------------------------------------------------------------
+
+
+def _trip_count(e: Emitter, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
+    """max(0, ceil((ub - lb) / step)) on the host, for dynamic bounds."""
+    span = e.add(arith.SubiOp(ub, lb))
+    count = e.add(arith.CeilDivSIOp(span, step))
+    return e.add(arith.MaxSIOp(count, e.index(0)))
+
+
+def parallel_to_launch(op: scf.ParallelOp, block_size: int) -> None:
+    """Replace an `scf.parallel` without reductions by a launch (module doc)."""
+    parent = op.parent_block()
+    assert parent is not None
+    body = op.body.block
+    # A parallel loop nested in the body runs serially in its thread.
+    serialize_parallel_loops([p for p in body.walk() if isinstance(p, scf.ParallelOp)])
+    _check_kernel_body(op)
+    host = Emitter.before(op)
+    counts = static_trip_counts(op)
+    if counts is not None:
+        total = math.prod(counts)
+        if total == 0:
+            parent.erase_op(op)
+            return
+        threads = min(block_size, total)
+        grid: int | SSAValue = -(-total // threads)
+        block: int | SSAValue = threads
+        guarded = total % threads != 0
+        work = work_type_for(total + threads)
+        sizes: list[int | SSAValue] = list(counts)
+        bound: int | SSAValue = total
+    else:
+        sizes = [
+            _trip_count(host, lb, ub, step)
+            for lb, ub, step in zip(op.lowerBound, op.upperBound, op.step, strict=True)
+        ]
+        bound = sizes[0]
+        for size in sizes[1:]:
+            bound = host.muli(bound, size)  # type: ignore[arg-type]
+        b = host.index(block_size)
+        blocks = host.add(arith.CeilDivSIOp(bound, b))  # type: ignore[arg-type]
+        grid = host.add(arith.MaxSIOp(blocks, host.index(1)))
+        block = block_size
+        guarded = True
+        work = IndexType()
+
+    def fill(e: Emitter, launch_body: Block) -> None:
+        gid = global_thread_index(e, launch_body, work)
+        inner = e
+        if guarded:
+            limit = e.const(bound, work) if isinstance(bound, int) else e.cast(bound, work)
+            inner = Emitter.before(e.if_(e.cmpi("ult", gid, limit)).last_op)  # type: ignore[arg-type]
+        if all(isinstance(s, int) for s in sizes):
+            indices = delinearize(inner, gid, sizes, work)  # type: ignore[arg-type]
+        else:
+            indices = _delinearize_dynamic(inner, gid, sizes)
+        for arg, index, lb, step in zip(body.args, indices, op.lowerBound, op.step):
+            value = index
+            if constant_int(step) != 1:
+                value = inner.muli(value, step)
+            if constant_int(lb) != 0:
+                value = inner.addi(value, lb)
+            arg.replace_all_uses_with(value)
+        for inner_op in list(body.ops):
+            if isinstance(inner_op, scf.ReduceOp):
+                break
+            inner_op.detach()
+            inner.add(inner_op)
+
+    build_launch(host, grid, block, fill)
+    parent.erase_op(op)
+
+
+def _delinearize_dynamic(e: Emitter, linear: SSAValue, sizes: list[int | SSAValue]) -> list[SSAValue]:
+    indices: list[SSAValue] = []
+    rest = e.cast(linear, IndexType())
+    for k in range(len(sizes) - 1, -1, -1):
+        size = sizes[k]
+        n = e.index(size) if isinstance(size, int) else size
+        if k == 0:
+            indices.append(rest)
+            break
+        indices.append(e.add(arith.RemUIOp(rest, n)))
+        rest = e.add(arith.DivUIOp(rest, n))
+    return list(reversed(indices))
+
+
+def _check_kernel_body(op: Operation) -> None:
+    for inner in op.walk():
+        if inner is op:
+            continue
+        if not kernel_op(inner):
+            raise PassError(
+                f"cannot run inside a GPU kernel ({PASS} maps this parallel loop to one)",
+                inner,
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Copies
+# ---------------------------------------------------------------------------------------------
+
+
+def is_contiguous_type(t: Attribute) -> bool:
+    """An identity-layout memref (bare pointers: its elements are packed row-major)."""
+    return isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr)
+
+
+def copy_to_loops(op: memref.CopyOp) -> None:
+    """A `memref.copy` between layouts as an elementwise `scf.parallel` (or, for rank 0, a
+    load and a store that placement puts into a kernel)."""
+    source, target = op.source, op.destination
+    t = source.type
+    assert isinstance(t, MemRefType)
+    shape = t.get_shape()
+    e = Emitter.before(op)
+    if not shape:
+        e.add(memref.StoreOp.get(e.add(memref.LoadOp.get(source, [])), target, []))
+    elif math.prod(shape) > 0:
+        body = Block(arg_types=[IndexType()] * len(shape))
+        inner = Emitter.at_end(body)
+        value = inner.add(memref.LoadOp.get(source, list(body.args)))
+        inner.add(memref.StoreOp.get(value, target, list(body.args)))
+        inner.add(scf.ReduceOp())
+        zero, one = e.index(0), e.index(1)
+        e.add(
+            scf.ParallelOp(
+                [zero] * len(shape), [e.index(n) for n in shape], [one] * len(shape), Region(body)
+            )
+        )
+    block = op.parent_block()
+    assert block is not None
+    block.erase_op(op)
+
+
+# ---------------------------------------------------------------------------------------------
+# The pass
+# ---------------------------------------------------------------------------------------------
+
+
+def convert_function(function: func.FuncOp, block_size: int) -> None:
+    if not function.body.blocks:
+        return
+    raise_reduction_nests(function, host_level)
+    for op in list(function.walk()):
+        if isinstance(op, memref.CopyOp) and host_level(op):
+            same = op.source.type == op.destination.type
+            if not (same and is_contiguous_type(op.source.type)):
+                copy_to_loops(op)
+    for op in list(function.walk()):
+        if not isinstance(op, scf.ParallelOp) or op.parent is None or not host_level(op):
+            continue
+        if not op.initVals:
+            parallel_to_launch(op, block_size)
+        elif not lower_parallel_reduction(op, block_size):
+            # Dynamic bounds: a serial loop, run by placement in a one-thread kernel.
+            serialize_parallel_loops([op])
+    place(function)
+
+
+@dataclass(frozen=True)
+class ConvertParallelLoopsToGpuPass(ModulePass):
+    """Map scf.parallel nests to gpu.launch kernels (linearized, blocks x threads), reductions
+    to shared-memory tree kernels, other device work to one-thread kernels.
+
+    Input invariant: stage "loops". Output IR: stage "gpu" (docs/design/gpu-pipeline.md):
+    host code with gpu.launch ops that hold every device load and store.
+    """
+
+    name = "convert-parallel-loops-to-gpu"
+
+    block_size: int = 256
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not 1 <= self.block_size <= MAX_BLOCK_SIZE:
+            raise PassError(
+                f"{PASS}: block-size must be between 1 and {MAX_BLOCK_SIZE}, got {self.block_size}"
+            )
+        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+            convert_function(function, self.block_size)
+
+
+__all__ = ["ConvertParallelLoopsToGpuPass", "convert_function", "parallel_to_launch"]
