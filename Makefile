@@ -1,6 +1,7 @@
 # Two entry points, each self-contained on a clean machine:
 #   make demo   sets up .venv and runs the main job
 #   make test   sets up .venv and runs every test (pytest + lit/FileCheck)
+#   make bench  sets up .venv with the peers (torch, jax) and runs benchmarks/run_all.py
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -15,6 +16,10 @@ $(BIN)/python:
 # Stamp files keep re-runs fast; they are rebuilt when pyproject.toml changes.
 $(VENV)/.stamp-demo: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[demo]'
+	touch $@
+
+$(VENV)/.stamp-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[bench,demo]'
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml | $(BIN)/python
@@ -37,8 +42,11 @@ test: $(VENV)/.stamp-test
 	$(BIN)/lit -s tests/filecheck || status=1; \
 	exit $$status
 
-bench: $(VENV)/.stamp-demo
-	$(BIN)/python benchmarks/run_all.py
+# The peers (torch, jax) come from the `bench` extra. OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, set on
+# some machines for old OpenBLAS builds, slow numpy's GEMM: unset for this command only.
+# BENCH_ARGS=--results=benchmarks/RESULTS.md also writes the results file.
+bench: $(VENV)/.stamp-bench
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BIN)/python benchmarks/run_all.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -159,13 +159,14 @@ def check_value(loss, ref_loss) -> tuple[bool, str]:
 
 def check_tree(got: list[dict[str, Any]], ref: list[dict[str, np.ndarray]], scale: float = 1.0,
                slack: list[dict[str, np.ndarray]] | None = None) -> tuple[bool, float]:
-    """Each leaf of `got` against `scale * ref`, in norm: ||got - ref|| <= 1e-3 ||ref|| (+ the
+    """Each leaf of `got` against `scale * ref`, in norm: ||got - ref|| <= 1e-2 ||ref|| (+ the
     norm of `slack`, a per-element allowance). Returns (ok, the worst ||got - ref|| / ||ref||).
 
-    In norm rather than elementwise: in float32 a handful of ReLU pre-activations within
-    rounding of 0 take the other side than in the float64 reference, which moves single
-    gradient entries by a few percent (torch and irgrad hit it on W2) while a wrong program
-    is off by O(1).
+    In norm, and 1e-2: in float32 a ReLU pre-activation within rounding of 0 can take the
+    other side than in the float64 reference (W2, seed 0: sample 29, unit 561 of layer 2 has
+    z = 1.7e-7; torch's and irgrad's summation order make it negative), which moves one
+    column of a weight gradient by a few percent and the whole leaf by 1.5e-3 in norm. Other
+    float32 rounding stays near 1e-6; a wrong program is off by O(1).
     """
     ok, worst = True, 0.0
     for k_layer, (g_layer, r_layer) in enumerate(zip(got, ref)):
@@ -176,7 +177,7 @@ def check_tree(got: list[dict[str, Any]], ref: list[dict[str, np.ndarray]], scal
                 return False, float("inf")
             err = float(np.linalg.norm(g - r))
             norm = float(np.linalg.norm(r)) or 1.0
-            allowed = 1e-3 * norm + (float(np.linalg.norm(slack[k_layer][k])) if slack else 0.0)
+            allowed = 1e-2 * norm + (float(np.linalg.norm(slack[k_layer][k])) if slack else 0.0)
             ok &= bool(np.all(np.isfinite(g)) and err <= allowed)
             worst = max(worst, err / norm)
     return ok, worst
@@ -342,12 +343,14 @@ def na_cell(reason: str) -> dict[str, Any]:
 
 
 def emit_row(key: str, id: str, title: str, unit: str, cells: dict[str, dict[str, Any]], *,
-             better: str = "lower", ratio: bool = True, note: str = "") -> None:
+             better: str = "lower", ratio: bool = True, note: str = "",
+             peers: list[str] | None = None) -> None:
     """One table row: `key` names it for run_all's goals (e.g. "W1", "W3-2048"); `cells`
     maps framework keys to cells; `better` is "lower" (times) or "higher" (throughputs);
-    `ratio=False` leaves the irgrad / best peer column empty."""
+    `ratio=False` leaves the irgrad / best peer column empty; `peers` limits the peers that
+    column compares with (default: all)."""
     row = {"key": key, "id": id, "title": title, "unit": unit, "cells": cells, "better": better,
-           "ratio": ratio, "note": note}
+           "ratio": ratio, "note": note, "peers": peers or PEERS}
     print("ROW " + json.dumps(row), flush=True)
 
 

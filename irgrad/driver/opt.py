@@ -24,7 +24,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from io import BytesIO
+from io import BytesIO, StringIO
 from typing import IO, NoReturn
 
 from xdsl.dialects.builtin import ModuleOp
@@ -90,6 +90,10 @@ class IrgradOptMain(xDSLOptMain):
         for name, factory in registry.all_passes().items():
             self.register_pass(name, factory)
 
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets["ptx"] = _ptx_target
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         # argparse prints usage and exits 2; irgrad-opt reports every problem the same way.
         arg_parser.prog = TOOL
@@ -108,6 +112,11 @@ class IrgradOptMain(xDSLOptMain):
             help="After every pass, verify the IR (structural, the default) and with 'numeric' also "
             "run the public functions on the reference interpreter on random inputs, stopping at "
             "the first pass that changes their results",
+        )
+        arg_parser.add_argument(
+            "--gpu-arch",
+            default="sm_80",
+            help="GPU architecture the ptx target compiles for (default sm_80)",
         )
         arg_parser.add_argument(
             "--list-passes",
@@ -238,6 +247,17 @@ class IrgradOptMain(xDSLOptMain):
 
     # -- running ------------------------------------------------------------------------
 
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        spec = parse_spec(self.args.target)
+        if spec.name != "ptx":
+            return super().output_resulting_program(prog)
+        target = _ptx_target().from_spec(spec)
+        if "arch" not in spec.parameters:
+            target = dataclasses.replace(target, arch=self.args.gpu_arch)
+        output = StringIO()
+        target.emit(self.ctx, prog, output)
+        return output.getvalue()
+
     def emit(self, module: ModuleOp) -> str:
         """The module in the `-t` target's format."""
         try:
@@ -303,6 +323,13 @@ class IrgradOptMain(xDSLOptMain):
             if output is not sys.stdout:
                 output.close()
         return 1 if failed else 0
+
+
+def _ptx_target() -> type:
+    """The `ptx` target (imported on use: it loads llvmlite's NVPTX backend)."""
+    from irgrad.backends.gpu.ptx import PTXTarget
+
+    return PTXTarget
 
 
 def _internal_error(err: BaseException, current_pass: ModulePass | None) -> int:

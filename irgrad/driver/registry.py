@@ -315,9 +315,14 @@ register_pass(
 
 
 def _register_named_pipelines() -> None:
-    from irgrad.lowering.pipelines import CPU_PIPELINE
+    from irgrad.lowering.pipelines import CPU_PIPELINE, GPU_PIPELINE
 
     register_pipeline("irgrad-cpu", CPU_PIPELINE, "nn (with autodiff requests) to the llvm dialect for the CPU")
+    register_pipeline(
+        "irgrad-gpu",
+        GPU_PIPELINE,
+        "nn (with autodiff requests) to host code and NVVM kernels for NVIDIA GPUs (-t ptx)",
+    )
 
 
 _register_named_pipelines()

@@ -141,20 +141,20 @@ def argument_parser() -> argparse.ArgumentParser:
         help="one .npy file per function argument, in argument order",
     )
     parser.add_argument("--output", metavar="OUT.npz", help="save results as result0, result1, ...")
-    parser.add_argument("--backend", choices=BACKENDS, default="interp", help="interp (the reference interpreter, default) or cpu (compiled by LLVM)")
+    parser.add_argument("--backend", choices=BACKENDS, default="interp", help="interp (the reference interpreter, default), cpu (compiled by LLVM) or gpu (PTX run through pycuda on an NVIDIA GPU)")
     return parser
 
 
 def run(argv: Sequence[str] | None) -> int:
     args = argument_parser().parse_args(argv)
-    if args.backend == "gpu":
-        raise RunError("the 'gpu' backend is not available yet; use --backend interp or cpu")
     module, sources = load_module(args.file)
     func = choose_entry(module, args.entry)
     inputs = load_inputs(args.input, func)
     try:
         if args.backend == "cpu":
             results = run_on_cpu(module, func, inputs)
+        elif args.backend == "gpu":
+            results = run_on_gpu(module, func, inputs)
         else:
             from irgrad.backends.interpreter import run_function
 
@@ -180,6 +180,21 @@ def run_on_cpu(module: ModuleOp, func: FuncOp, inputs: Sequence[Any]) -> tuple[A
     compiled = compile_module(lowered)
     try:
         return tuple(compiled.function(name, arg_types, result_types)(*inputs))
+    except ArgumentError as err:
+        raise RunError(str(err)) from None
+
+
+def run_on_gpu(module: ModuleOp, func: FuncOp, inputs: Sequence[Any]) -> tuple[Any, ...]:
+    """Lower through the `irgrad-gpu` pipeline to PTX and run `func` on the first CUDA
+    device; where there is none, GpuUnavailableError says what is missing (after the
+    compile, so the PTX path is exercised everywhere)."""
+    from irgrad.backends.cpu import ArgumentError
+    from irgrad.backends.gpu import compile_module
+
+    name = func.sym_name.data
+    compiled = compile_module(module.clone(), name)
+    try:
+        return compiled(*inputs)
     except ArgumentError as err:
         raise RunError(str(err)) from None
 

@@ -2,7 +2,8 @@
 
 The cache key is the signature: the pytree structure, each leaf's shape and dtype, and the
 values of static arguments. A call with a new signature traces a new specialization. The
-`interp` backend runs the reference interpreter; `cpu` and `gpu` land with their issues.
+`interp` backend runs the reference interpreter, `cpu` compiles with LLVM, `gpu` emits PTX and
+runs it through pycuda (a clear error where there is no CUDA driver or device).
 """
 
 from __future__ import annotations
@@ -131,6 +132,20 @@ class Jitted:
         self._compiled[key] = compiled
         return compiled
 
+    def _call_gpu(self, args: tuple[Any, ...]) -> Any:
+        """Compiled to PTX once per signature; runs through pycuda (a clear error without a
+        CUDA driver and device, or with IRGRAD_GPU_EMULATE=1 on the slow emulator)."""
+        key = self.signature(*args)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = _gpu_compile(self.trace(*args))
+            self._compiled[key] = compiled
+        program = self._programs[key]
+        dynamic, _ = self._split(args)
+        leaves, _ = tree_flatten(dynamic)
+        inputs = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, program.in_avals)]
+        return tree_unflatten(program.traced.out_tree, compiled.call_flat(inputs))
+
     def __call__(self, *args: Any) -> Any:
         fast = None
         if self.backend == "cpu" and current_frame() is None:
@@ -147,9 +162,7 @@ class Jitted:
             # Inside a trace, jit is transparent: the function is traced inline.
             return self.fn(*args)
         if self.backend == "gpu":
-            raise UnsupportedError(
-                "jit backend 'gpu' is not available yet (GPU backend issue); use backend='cpu'"
-            )
+            return self._call_gpu(args)
         key = self.signature(*args)
         dynamic, _ = self._split(args)
         if self.backend == "cpu":
@@ -215,6 +228,12 @@ def _fast_visit(node: Any, append: Callable[[Any], None]) -> Any:
 
 class _NotFast(Exception):
     pass
+
+
+def _gpu_compile(program: Program) -> Any:
+    from irgrad.backends.gpu import compile_program
+
+    return compile_program(program)
 
 
 def _disk_key(program: Program) -> str:

@@ -12,15 +12,18 @@ returned scalar), which is a synchronous device-to-host read. This module establ
    function whose every use is a load, store or dealloc directly in host code, and that
    never stores a value computed from device memory, becomes a `memref.alloca`: host
    memory, read and written by the host without any transfer.
-2. Loads move into kernels. A host-level load of device memory whose every user is inside
-   kernels is cloned into those kernels (each reads it when it runs), unless an op between
-   the load and the kernel may write the buffer (`may_alias` on the roots).
+2. Work moves into kernels. A host-level load of device memory, a scalar op computing on
+   such values, or a view at an offset so computed, whose every user is inside kernels, is
+   cloned into those kernels (each computes it when it runs); a load moves only if no op
+   between it and the kernel may write its buffer (`may_alias` on the roots). So an index
+   read from device memory to slice a buffer costs no device-to-host read.
 3. Serial kernels. The remaining device work in host code (loads and stores of device
    memory, the scalar ops that use their values, `scf` loops over them) is grouped into
    maximal runs of consecutive ops, and each run becomes a one-thread `gpu.launch`. Pure
    host ops inside a run move before it; deallocs move after it. A value a run computes and
    code after it uses goes through a one-element device buffer: stored in the kernel, loaded
    after it (step 2 then moves that load into the kernels that use it).
+What host code itself needs (a loop bound, a returned scalar) is read back from the device.
 """
 
 from __future__ import annotations
@@ -29,12 +32,13 @@ import math
 from collections.abc import Iterator
 
 from xdsl.dialects import func, gpu, memref, scf
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.gpu_common import (
+    VIEW_OPS,
     Emitter,
     build_launch,
     captured_values,
@@ -258,39 +262,65 @@ class Placement:
 
     # -- 2. loads into kernels ------------------------------------------------------------
 
-    def sink_loads(self, block: Block) -> None:
-        for load in [op for op in block.ops if isinstance(op, memref.LoadOp)]:
-            if self.is_host_buffer(load.memref):
+    def sink_into_launches(self, block: Block) -> None:
+        """Clone device-dependent scalar work that only kernels use into those kernels.
+
+        Candidates, last first (so a chain moves whole: a slice offset computed from a
+        loaded index, then the arithmetic, then the load): loads of device memory, pure
+        ops of device values, and views whose offsets are device values. Each moves when
+        every use of its results is inside launches of this block (a load also needs that
+        nothing up to each launch may write its buffer); each launch gets its own copy at
+        the start of its body."""
+        for op in reversed(list(block.ops)):
+            if not self._sinkable(op):
                 continue
-            users = [use.operation for use in load.res.uses]
             launches: list[gpu.LaunchOp] = []
-            for user in users:
-                launch = _ancestor_in(user, block)
-                if not isinstance(launch, gpu.LaunchOp) or launch is user:
-                    break
-                if launch not in launches:
-                    launches.append(launch)
-            else:
-                if launches and all(self._can_move_to(load, launch) for launch in launches):
-                    for launch in launches:
-                        body = launch.body.block
-                        assert body.first_op is not None
-                        copy = load.clone()
-                        body.insert_op_before(copy, body.first_op)
-                        load.res.replace_uses_with_if(
-                            copy.res, lambda use, l=launch: l.is_ancestor(use.operation)
-                        )
-                    block.erase_op(load)
+            movable = True
+            for result in op.results:
+                for use in result.uses:
+                    launch = _ancestor_in(use.operation, block)
+                    if not isinstance(launch, gpu.LaunchOp) or launch is use.operation:
+                        movable = False
+                    elif launch not in launches:
+                        launches.append(launch)
+            if not movable or not launches:
+                continue
+            if isinstance(op, memref.LoadOp) and not all(
+                self._can_move_to(op, launch) for launch in launches
+            ):
+                continue
+            for launch in launches:
+                body = launch.body.block
+                assert body.first_op is not None
+                copy = op.clone()
+                body.insert_op_before(copy, body.first_op)
+                for old, new in zip(op.results, copy.results):
+                    old.replace_uses_with_if(new, lambda use, l=launch: l.is_ancestor(use.operation))
+            block.erase_op(op)
+
+    def _sinkable(self, op: Operation) -> bool:
+        if isinstance(op, memref.LoadOp):
+            return not self.is_host_buffer(op.memref)
+        if is_pure(op):
+            return any(self.is_device_value(v) for v in op.operands)
+        if isinstance(op, VIEW_OPS):
+            return any(
+                self.is_device_value(v) for v in op.operands if not isinstance(v.type, MemRefType)
+            )
+        return False
 
     def _can_move_to(self, load: memref.LoadOp, target: Operation) -> bool:
-        """No op after `load` and before `target` (in the same block) may write its buffer."""
+        """No op after `load` up to `target` (in the same block), `target` included, may
+        write its buffer: every thread of the kernel must read what the load would have."""
         buffer = root(load.memref)
         op = load.next_op
-        while op is not None and op is not target:
+        while op is not None:
             if may_write(op, buffer):
                 return False
+            if op is target:
+                return True
             op = op.next_op
-        return op is target
+        return False
 
     # -- 3. serial kernels ----------------------------------------------------------------
 
@@ -301,8 +331,11 @@ class Placement:
         if isinstance(op, memref.LoadOp):
             if self.is_host_buffer(op.memref):
                 return "host"
-            # A load only host code uses is a device-to-host read; with a device user it
-            # runs in the kernel of that user.
+            # A load only host code uses is a device-to-host read (of a rank-0 buffer:
+            # other loads go through one); with a device user it runs in that user's kernel.
+            t = op.memref.type
+            if not (isinstance(t, MemRefType) and not t.get_shape() and isinstance(t.layout, NoneAttr)):
+                return "device"
             for use in op.res.uses:
                 if self._is_device_user(use.operation, op.parent_block()):
                     return "device"
@@ -407,10 +440,11 @@ class Placement:
     def run(self) -> None:
         self.place_host_buffers()
         for block in self.blocks:
-            self.sink_loads(block)
+            self.sink_into_launches(block)
+            self.reset()
             self.form_serial_kernels(block)
             self.reset()
-            self.sink_loads(block)
+            self.sink_into_launches(block)
         self.check()
 
     def check(self) -> None:

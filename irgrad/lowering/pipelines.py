@@ -41,6 +41,27 @@ STAGES: dict[str, str] = {
 """Stage name -> the pass-list spec that lowers `nn` IR to that stage."""
 
 
+GPU_STEPS: list[tuple[str, str]] = [
+    *CPU_STEPS[: [stage for stage, _ in CPU_STEPS].index("bufferized") + 1],
+    # Every parallel dimension of a linalg op becomes a GPU thread dimension: the CPU's
+    # matmul loop order (j innermost, sequential) would leave only i parallel.
+    ("loops", "convert-linalg-to-parallel-loops{reorder_reductions=false}"),
+    ("gpu", "convert-parallel-loops-to-gpu"),
+    ("kernels", "gpu-kernel-outlining"),
+    ("nvvm", "convert-gpu-to-nvvm"),
+]
+"""The `irgrad-gpu` pipeline (docs/design/gpu-pipeline.md): the CPU steps up to stage
+"bufferized", then loops, kernels and NVVM."""
+
+GPU_PIPELINE = ",".join(spec for _, spec in GPU_STEPS)
+"""The whole GPU pipeline, registered as the named pipeline `irgrad-gpu`."""
+
+GPU_STAGES: dict[str, str] = {
+    stage: ",".join(spec for _, spec in GPU_STEPS[: k + 1]) for k, (stage, _) in enumerate(GPU_STEPS)
+}
+"""GPU stage name -> the pass-list spec that lowers `nn` IR to that stage."""
+
+
 def run_pipeline(module: ModuleOp, spec: str) -> ModuleOp:
     """Run the passes `spec` names (`-p` syntax) on `module`, in place; returns `module`."""
     from irgrad.driver.registry import build_pipeline, make_context
@@ -63,4 +84,14 @@ def lower(module: ModuleOp, stage: str) -> ModuleOp:
     return run_pipeline(module, stage_spec(stage))
 
 
-__all__ = ["CPU_PIPELINE", "CPU_STEPS", "STAGES", "lower", "run_pipeline", "stage_spec"]
+__all__ = [
+    "CPU_PIPELINE",
+    "CPU_STEPS",
+    "GPU_PIPELINE",
+    "GPU_STAGES",
+    "GPU_STEPS",
+    "STAGES",
+    "lower",
+    "run_pipeline",
+    "stage_spec",
+]

@@ -146,13 +146,23 @@ def test_jit_of_grad():
     assert_array(g(Y), np.cos(Y), rtol=1e-6)
 
 
-@pytest.mark.parametrize("backend", ["gpu"])
-def test_jit_backend_not_available_yet(backend):
-    jitted = ig.jit(lambda x: x + 1.0, backend=backend)
-    with pytest.raises(NotImplementedError) as info:
+def test_jit_gpu_without_a_gpu_says_so(monkeypatch):
+    monkeypatch.delenv("IRGRAD_GPU_EMULATE", raising=False)
+    try:
+        import pycuda.driver  # noqa: F401
+
+        pytest.skip("pycuda is installed: this test is for machines without CUDA")
+    except ImportError:
+        pass
+    jitted = ig.jit(lambda x: x + 1.0, backend="gpu")
+    with pytest.raises(Exception, match="cannot run on the GPU: pycuda is not installed"):
         jitted(X)
-    assert isinstance(info.value, ig.UnsupportedError)
-    assert repr(backend) in str(info.value) and "backend" in str(info.value)
+
+
+def test_jit_gpu_on_the_emulator(monkeypatch):
+    monkeypatch.setenv("IRGRAD_GPU_EMULATE", "1")
+    jitted = ig.jit(lambda x, y: ig.tanh(x) * y + 1.0, backend="gpu")
+    assert_array(jitted(X, Y), np.tanh(X) * Y + 1.0, rtol=1e-5)
 
 
 def test_jit_unknown_backend():
@@ -225,3 +235,41 @@ def test_cpu_jit_checks_arguments_before_running():
     wide = randn(2, 6, seed=7)[:, ::2]
     assert_array(compiled({"w": wide}, x), wide @ x, rtol=1e-5)
     assert_array(compiled(params, x.astype(">f4")), params["w"] @ x, rtol=1e-5)
+
+
+def test_cpu_jit_call_fast_path_keeps_the_signature_rules(monkeypatch):
+    # Repeated calls take the cached fast path; each rule of the signature still holds there.
+    monkeypatch.setenv("IRGRAD_CACHE_DIR", "off")
+    fn, calls = _counting(lambda p, s: p["a"] * s + p["b"][0])
+    jitted = ig.jit(fn, backend="cpu")
+    p = {"a": X, "b": (Y,)}
+    for _ in range(3):
+        assert_array(jitted(p, 2.0), X * 2 + Y, rtol=1e-6)
+    assert len(calls) == 1
+    assert_array(jitted(p, 3.0), X * 3 + Y, rtol=1e-6)  # a Python scalar is traced by type
+    assert len(calls) == 1
+    # The same signature by other routes: big-endian and non-contiguous arrays are copied.
+    assert_array(jitted({"a": X.astype(">f4"), "b": (Y,)}, 2.0), X * 2 + Y, rtol=1e-6)
+    wide = randn(6, seed=9)
+    assert_array(jitted({"a": wide[::2], "b": (Y,)}, 2.0), wide[::2] * 2 + Y, rtol=1e-6)
+    assert len(calls) == 1
+    jitted({"a": X, "b": [Y]}, 2.0)  # a list, not a tuple
+    jitted({"a": X.astype(np.float64), "b": (Y,)}, 2.0)  # a new dtype
+    jitted({"a": randn(2, 3, seed=5), "b": (Y,)}, 2.0)  # a new shape
+    assert len(calls) == 4
+    jitted(p, 2.0)
+    assert len(calls) == 4
+    # Inside a trace the jitted function is inlined, fast path or not.
+    assert_array(ig.trace(lambda q: jitted(q, 2.0), p)(p), X * 2 + Y, rtol=1e-6)
+    assert len(calls) == 5
+
+
+def test_cpu_jit_fast_path_static_arguments():
+    fn, calls = _counting(lambda x, n: x * float(n))
+    jitted = ig.jit(fn, backend="cpu", static_argnums=1)
+    assert_array(jitted(X, 2), X * 2)
+    assert_array(jitted(X, 2), X * 2)
+    assert_array(jitted(X, 3), X * 3)
+    assert len(calls) == 2
+    with pytest.raises(TypeError):
+        jitted(X, [2])  # an unhashable static value is an error, as before

@@ -493,6 +493,31 @@ def test_nn_ops_inside_scf_regions_are_lowered() -> None:
     assert "nn.mul" not in ops_of(after)
 
 
+def test_tensor_splat_and_arith_on_tensors_are_lowered() -> None:
+    # Both are valid input the autodiff pass accepts and emits (an index splat for a loop's
+    # tape of counters); bufferize rejected them when they reached it unlowered.
+    text = """
+    func.func @main(%x: tensor<3xf64>, %y: tensor<3xf64>, %p: i1, %s: f32, %i: index)
+        -> (tensor<3xf64>, tensor<2x3xf32>, tensor<4xindex>, tensor<0x2xf64>) {
+      %a = arith.addf %x, %y : tensor<3xf64>
+      %m = arith.mulf %a, %x : tensor<3xf64>
+      %n = arith.select %p, %m, %y : tensor<3xf64>
+      %e = math.exp %n : tensor<3xf64>
+      %t = tensor.splat %s : tensor<2x3xf32>
+      %u = tensor.splat %i : tensor<4xindex>
+      %z = tensor.empty() : tensor<0x2xf64>
+      %w = arith.negf %z : tensor<0x2xf64>
+      func.return %e, %t, %u, %w : tensor<3xf64>, tensor<2x3xf32>, tensor<4xindex>, tensor<0x2xf64>
+    }
+    """
+    for p in (True, False):
+        args = [values((3,), F64, seed=45), values((3,), F64, seed=46), p, np.float32(1.5), 7]
+        after = check_module(parse(text), args)
+    names = ops_of(after)
+    assert "tensor.splat" not in names and names.count("linalg.generic") == 5  # add, mul, select, exp, index splat
+    assert_stage_linalg(after)
+
+
 def test_unexpanded_autodiff_is_a_located_error() -> None:
     text = """
     func.func @f(%x: f32) -> f32 {

@@ -23,6 +23,7 @@ parameters of `@f`, in order) and a scalar result is a returned value (in order)
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from irgrad.backends.cpu.jit import JMP_BUF_BYTES
 
 if TYPE_CHECKING:
     from irgrad.backends.cpu.jit import CompiledModule
@@ -178,6 +180,8 @@ class CompiledFunction:
                 "convert-func-to-llvm run with packed-interface=true?)"
             )
         self._entry = _PACKED_SIGNATURE(module.address(entry))
+        self._entry_address = module.address(entry)
+        self._guarded = _guarded_call()
         # What the fast path compares an argument with: (is buffer, shape, dtype, strides).
         self._fast = tuple(
             (p.is_buffer, p.shape, p.dtype,
@@ -287,7 +291,7 @@ class CompiledFunction:
                 id(a) + _DATA if buffer else _data_pointer(a)
                 for a, buffer in zip(keep, self._slot_is_buffer)
             ])  # fmt: skip
-            self._entry(slots)
+            self._call(slots)
         else:
             self._call_slow(keep)
         if len(outputs) == 1 and self._outputs[0][2]:
@@ -305,11 +309,45 @@ class CompiledFunction:
             base + size * k if buffer else a.ctypes.data
             for k, (a, buffer) in enumerate(zip(keep, self._slot_is_buffer))
         ])  # fmt: skip
-        self._entry(slots)
+        self._call(slots)
+
+    def _call(self, slots: Any) -> None:
+        """`_irgrad_packed_<name>(slots)` through the allocation guard: MemoryError, not a
+        crash, when the generated code cannot allocate a buffer (see jit.py)."""
+        guarded = self._guarded
+        if guarded is None:
+            self._entry(slots)
+            return
+        jmp_buf = _thread_state.__dict__.get("address")
+        if jmp_buf is None:  # the thread's first call: its buffer lives as long as the thread
+            _thread_state.buffer = ctypes.create_string_buffer(JMP_BUF_BYTES)
+            jmp_buf = _thread_state.address = ctypes.addressof(_thread_state.buffer)
+        failed = guarded(self._entry_address, slots, jmp_buf)
+        if failed:
+            raise MemoryError(
+                f"@{self.name}: out of memory: the compiled code could not allocate a buffer "
+                f"of {failed} bytes"
+            )
 
     @property
     def signature(self) -> str:
         return repr(self)
+
+
+_GUARDED_SIGNATURE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_guarded: list[Any] = []
+_thread_state = threading.local()
+
+
+def _guarded_call() -> Any:
+    """jit.py's `_irgrad_guarded_call` as a ctypes function (None where it is unavailable)."""
+    if not _guarded:
+        from irgrad.backends.cpu import jit
+
+        jit.initialize()
+        address = jit.guarded_call_address
+        _guarded.append(None if address is None else _GUARDED_SIGNATURE(address))
+    return _guarded[0]
 
 
 def _data_pointer(array: np.ndarray) -> int:

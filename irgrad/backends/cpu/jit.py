@@ -107,7 +107,102 @@ def initialize() -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         register_runtime_symbols()
+        _install_allocation_guard()
         _initialized = True
+
+
+# ---------------------------------------------------------------------------------------------
+# Allocation failures: an error, not a crash
+# ---------------------------------------------------------------------------------------------
+
+JMP_BUF_BYTES = 512
+"""Bytes of the per-thread buffer `guarded_call` takes: glibc's jmp_buf (200 bytes on x86-64,
+312 on AArch64), then at offset `JMP_BUF_BYTES - 8` the size whose allocation failed."""
+
+_GUARD_IR = """
+declare i32 @_irgrad_rt__setjmp(ptr) returns_twice
+declare void @_irgrad_rt_longjmp(ptr, i32) noreturn
+declare ptr @_irgrad_rt_pthread_getspecific(i32)
+declare i32 @_irgrad_rt_pthread_setspecific(i32, ptr)
+declare ptr @_irgrad_rt_aligned_alloc(i64, i64)
+
+define i64 @_irgrad_guarded_call(ptr %entry, ptr %slots, ptr %jb) {{
+start:
+  %size_slot = getelementptr i8, ptr %jb, i64 {size_offset}
+  store volatile i64 0, ptr %size_slot
+  %set = call i32 @_irgrad_rt_pthread_setspecific(i32 {key}, ptr %jb)
+  %r = call i32 @_irgrad_rt__setjmp(ptr %jb) returns_twice
+  %ok = icmp eq i32 %r, 0
+  br i1 %ok, label %run, label %failed
+run:
+  call void %entry(ptr %slots)
+  %unset = call i32 @_irgrad_rt_pthread_setspecific(i32 {key}, ptr null)
+  ret i64 0
+failed:
+  %unset2 = call i32 @_irgrad_rt_pthread_setspecific(i32 {key}, ptr null)
+  %size = load volatile i64, ptr %size_slot
+  ret i64 %size
+}}
+
+define ptr @_irgrad_aligned_alloc(i64 %alignment, i64 %size) {{
+start:
+  %p = call ptr @_irgrad_rt_aligned_alloc(i64 %alignment, i64 %size)
+  %null = icmp eq ptr %p, null
+  br i1 %null, label %failed, label %ok
+ok:
+  ret ptr %p
+failed:
+  %jb = call ptr @_irgrad_rt_pthread_getspecific(i32 {key})
+  %outside = icmp eq ptr %jb, null
+  br i1 %outside, label %ok, label %escape
+escape:
+  %size_slot = getelementptr i8, ptr %jb, i64 {size_offset}
+  store volatile i64 %size, ptr %size_slot
+  call void @_irgrad_rt_longjmp(ptr %jb, i32 1)
+  unreachable
+}}
+"""
+
+_guard_engine: llvm.ExecutionEngine | None = None
+guarded_call_address: int | None = None
+"""`int64 _irgrad_guarded_call(void (*entry)(void **), void **slots, void *jmp_buf)`: calls
+`entry(slots)` and returns 0, or the size in bytes of the buffer whose allocation failed."""
+
+
+def _install_allocation_guard() -> None:
+    """Make a failed allocation in generated code return an error instead of crashing.
+
+    Generated code allocates with `aligned_alloc` and writes to the result; a buffer larger than
+    the memory the OS grants (a huge intermediate from big input shapes) gave NULL, and writing
+    to it killed the process with SIGSEGV. `aligned_alloc` now resolves to a checked version: on
+    NULL inside a `guarded_call` (the thread's jmp_buf is in a pthread key) it records the size
+    and `longjmp`s back to `guarded_call`, which returns it; `CompiledFunction` raises
+    MemoryError. Buffers the call had allocated before the failure are leaked (the error path
+    only). Outside `guarded_call`, or in a thread other than the caller's, it returns NULL as
+    before. Needs glibc's `_setjmp`/`longjmp` and pthread keys; without them nothing changes.
+    """
+    global _guard_engine, guarded_call_address
+    libc = ctypes.CDLL(None)
+    names = ("_setjmp", "longjmp", "pthread_getspecific", "pthread_setspecific", "aligned_alloc")
+    try:
+        addresses = {n: ctypes.cast(getattr(libc, n), ctypes.c_void_p).value for n in names}
+        key = ctypes.c_uint()
+        if libc.pthread_key_create(ctypes.byref(key), None) != 0:
+            return
+    except AttributeError:
+        return
+    for name, address in addresses.items():
+        llvm.add_symbol("_irgrad_rt_" + name, address)
+    ir = _GUARD_IR.format(key=key.value, size_offset=JMP_BUF_BYTES - 8)
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    engine = llvm.create_mcjit_compiler(module, target.create_target_machine(opt=0, reloc="pic"))
+    engine.finalize_object()
+    _guard_engine = engine
+    guarded_call_address = engine.get_function_address("_irgrad_guarded_call")
+    # Code compiled or loaded from now on calls the checked allocator.
+    llvm.add_symbol("aligned_alloc", engine.get_function_address("_irgrad_aligned_alloc"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,13 +15,17 @@ every edge case the `nn` dialect defines, in ops that have no undefined behaviou
 
 from __future__ import annotations
 
+from math import prod
 from collections.abc import Callable
 from typing import ClassVar, cast
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IntegerType, TensorType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from irgrad.diagnostics import PassError
 
 from irgrad.dialects import nn
 from irgrad.dialects.nn import is_bool, is_float
@@ -30,6 +34,7 @@ from irgrad.lowering.nn_to_linalg.common import (
     LoweringPattern,
     compute_type,
     constant,
+    empty,
     convert_float,
     element_of,
     elementwise,
@@ -307,8 +312,47 @@ class ConvertPattern(LoweringPattern):
         return elementwise(b, [op.operand], to, lambda e, x, _out: [convert(e, x, to)])
 
 
+class TensorArithPattern(RewritePattern):
+    """An elementwise `arith`/`math` op on tensors (valid IR the autodiff pass also accepts and
+    differentiates): a generic whose body is the same op on scalars. Tensor operands are the
+    generic's inputs; a scalar operand (`arith.select`'s condition) is used as it is."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.dialect_name() not in ("arith", "math") or isinstance(op, arith.ConstantOp):
+            return
+        if len(op.results) != 1 or not isinstance(op.results[0].type, TensorType):
+            return
+        result_type = cast(TensorType, op.results[0].type)
+        shape = tuple(result_type.get_shape())
+        inputs = [v for v in op.operands if isinstance(v.type, TensorType)]
+        if op.regions or any(tuple(cast(TensorType, v.type).get_shape()) != shape for v in inputs):
+            raise PassError("is not an elementwise op on tensors of one shape", op)
+        b = Emitter(op.location)
+        element = result_type.get_element_type()
+
+        def body(e: Emitter, *args: SSAValue) -> list[SSAValue]:
+            scalars = iter(args[: len(inputs)])
+            operands = [next(scalars) if isinstance(v.type, TensorType) else v for v in op.operands]
+            scalar_op = type(op).create(
+                operands=operands,
+                result_types=[element],
+                properties=dict(op.properties),
+                attributes=dict(op.attributes),
+            )
+            return [e(scalar_op)]
+
+        if prod(shape) == 0:
+            value = empty(b, shape, element)
+        else:
+            value = elementwise(b, inputs, element, body, shape)
+        rewriter.insert(b.ops, InsertPoint.before(op))
+        rewriter.replace(op, [], [value])
+
+
 def populate_elementwise_patterns(patterns: list[RewritePattern]) -> None:
-    patterns.extend([ElementwisePattern(), ComparePattern(), SelectPattern(), ConvertPattern()])
+    patterns.extend(
+        [ElementwisePattern(), ComparePattern(), SelectPattern(), ConvertPattern(), TensorArithPattern()]
+    )
 
 
 __all__ = ["BINARY", "UNARY", "compare", "convert", "populate_elementwise_patterns"]

@@ -351,6 +351,51 @@ func.func @pool(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
 
 // -----
 
+// tensor.splat (the autodiff pass emits one of index counters for a loop's tape) is a fill;
+// xDSL's linalg.fill takes no index element, so an index splat is a generic yielding it.
+func.func @splat(%s: f32, %i: index) -> (tensor<2x3xf32>, tensor<4xindex>) {
+  %t = tensor.splat %s : tensor<2x3xf32>
+  %u = tensor.splat %i : tensor<4xindex>
+  func.return %t, %u : tensor<2x3xf32>, tensor<4xindex>
+}
+// CHECK-LABEL: func.func @splat(
+// CHECK-SAME:      %[[S:.*]]: f32, %[[I:.*]]: index)
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT:    %[[T:.*]] = linalg.fill ins(%[[S]] : f32) outs(%[[E]] : tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[F:.*]] = tensor.empty() : tensor<4xindex>
+// CHECK-NEXT:    %[[U:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%[[F]] : tensor<4xindex>) {
+// CHECK-NEXT:    ^bb0(%{{.*}}: index):
+// CHECK-NEXT:      linalg.yield %[[I]] : index
+// CHECK-NEXT:    } -> tensor<4xindex>
+// CHECK-NEXT:    func.return %[[T]], %[[U]]
+// CHECK-NOT:   tensor.splat
+
+// -----
+
+// arith and math ops on tensors (valid input the autodiff pass differentiates) become
+// generics whose body is the same op on scalars; a scalar operand is used as it is.
+func.func @arith_on_tensors(%x: tensor<3xf64>, %y: tensor<3xf64>, %p: i1) -> tensor<3xf64> {
+  %s = arith.addf %x, %y : tensor<3xf64>
+  %n = arith.select %p, %s, %x : tensor<3xf64>
+  %e = math.exp %n : tensor<3xf64>
+  func.return %e : tensor<3xf64>
+}
+// CHECK-LABEL: func.func @arith_on_tensors(
+// CHECK-SAME:      %[[X:.*]]: tensor<3xf64>, %[[Y:.*]]: tensor<3xf64>, %[[P:.*]]: i1)
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[Y]] : tensor<3xf64>, tensor<3xf64>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f64, %[[B:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT:      %[[R:.*]] = arith.addf %[[A]], %[[B]] : f64
+// CHECK-NEXT:      linalg.yield %[[R]] : f64
+// CHECK:         %[[N:.*]] = linalg.generic {{.*}} ins(%[[S]], %[[X]] : tensor<3xf64>, tensor<3xf64>)
+// CHECK-NEXT:    ^bb0(%[[C:.*]]: f64, %[[D:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT:      %{{.*}} = arith.select %[[P]], %[[C]], %[[D]] : f64
+// CHECK:         linalg.generic {{.*}} ins(%[[N]] : tensor<3xf64>)
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT:      %{{.*}} = math.exp %[[V]] : f64
+// CHECK-NOT:   arith.addf %{{.*}} : tensor
+
+// -----
+
 // An autodiff request left in the input: the pass lowers differentiated IR only.
 func.func @f(%x: f32) -> f32 {
   %y = arith.mulf %x, %x : f32

@@ -6,11 +6,11 @@
 // RUN: not irgrad-run %s --input %t.missing.npy 2>&1 | filecheck %s --check-prefix=MISSING
 // RUN: not irgrad-run %s --input %t.archive.npz 2>&1 | filecheck %s --check-prefix=ARCHIVE
 // RUN: not irgrad-run %s --entry nope --input %t.good.npy 2>&1 | filecheck %s --check-prefix=ENTRY
-// RUN: not irgrad-run %s --backend gpu --input %t.good.npy 2>&1 | filecheck %s --check-prefix=BACKEND
 // RUN: sh -c 'irgrad-run %s --input %t.shape.npy >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
 
-// Inputs that do not match the signature, missing files, an unknown entry and an
-// unavailable backend are one-line diagnostics with exit code 1, never a traceback.
+// Inputs that do not match the signature, missing files and an unknown entry are one-line
+// diagnostics with exit code 1, never a traceback (an unavailable GPU:
+// tests/filecheck/gpu/irgrad-run-gpu-unavailable.mlir).
 
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %y = nn.exp %x : tensor<2x3xf32>
@@ -25,5 +25,4 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // MISSING:    irgrad-run: error: could not read input #0 '{{.*}}missing.npy': No such file or directory
 // ARCHIVE:    irgrad-run: error: input #0 '{{.*}}archive.npz' is not a .npy array (an .npz archive?)
 // ENTRY:      irgrad-run: error: no function @nope in the module (functions: @main)
-// BACKEND:    irgrad-run: error: the 'gpu' backend is not available yet; use --backend interp or cpu
 // EXIT:       exit=1

@@ -1,0 +1,229 @@
+"""Every op, the example and gradient programs, and W1/W2/W4 on this machine's NVIDIA GPU,
+compared with the reference interpreter; prints one table (and writes build/gpu_check.json).
+
+Run by tools/gpu_check.sh, which installs pycuda first. It needs a CUDA device: without one
+it says why and exits 2. Exit code 1 when any check disagrees.
+
+Agreement: integers and booleans exactly; floats within the CPU backend's tolerances
+(f32 1e-5 and f64 1e-12 relative, f16/bf16 one ulp; relative to the largest magnitude for
+the results of long computations), NaN and infinities where the interpreter has them.
+The GPU is not expected to be bitwise equal: libdevice's functions are within an ulp or two
+of numpy's, NVPTX contracts multiply-adds into FMAs, and reductions add in tree order.
+
+    .venv/bin/python benchmarks/gpu_check.py [--only ops|programs|workloads]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests" / "unit"), str(ROOT / "benchmarks")]
+
+import workloads as wl  # noqa: E402  (first: it sets thread counts before numpy loads)
+
+import numpy as np  # noqa: E402
+
+
+def device_arch() -> tuple[str, str]:
+    """(sm_XY of device 0, a description of it)."""
+    import pycuda.driver as cuda
+
+    cuda.init()
+    device = cuda.Device(0)
+    major, minor = device.compute_capability()
+    memory = device.total_memory() / 2**30
+    driver = cuda.get_driver_version()
+    return f"sm_{major}{minor}", f"{device.name()} (sm_{major}{minor}, {memory:.0f} GiB, driver {driver})"
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, check: str, cases: int, passed: int, seconds: float, note: str = "") -> None:
+        self.rows.append(
+            {"check": check, "cases": cases, "passed": passed, "seconds": round(seconds, 2), "note": note}
+        )
+        status = "ok" if passed == cases else "FAIL"
+        print(f"  {check:<34} {passed:>4}/{cases:<4} {status:<4} {seconds:7.1f} s  {note}", flush=True)
+
+    def print(self) -> None:
+        print("\n| check | agree | status | seconds | note |\n|---|---|---|---|---|")
+        for row in self.rows:
+            status = "ok" if row["passed"] == row["cases"] else "FAIL"
+            print(f"| {row['check']} | {row['passed']}/{row['cases']} | {status} | {row['seconds']} | {row['note']} |")
+
+    @property
+    def failed(self) -> bool:
+        return any(row["passed"] != row["cases"] for row in self.rows)
+
+
+def agree(got: Any, expected: Any, *, normwise: bool) -> str | None:
+    """None when `got` agrees with `expected` (module doc), else why not."""
+    from _cpu_util import assert_close
+
+    got, expected = np.asarray(got), np.asarray(expected)
+    try:
+        assert_close(expected, got, normwise=normwise)
+    except AssertionError as err:
+        return str(err).splitlines()[0][:160]
+    return None
+
+
+def check_ops(table: Table, arch: str) -> None:
+    from xdsl.dialects import func
+
+    import test_gpu_ptx as gpu_tests
+    import test_lowering_nn_to_linalg as op_table
+    from irgrad.backends.gpu import compile_module
+    from irgrad.backends.interpreter import run_function
+
+    cases = op_table.CASES
+    start = time.perf_counter()
+    module = gpu_tests._batch_module(cases)
+    signatures = {
+        f.sym_name.data: (list(f.function_type.inputs.data), list(f.function_type.outputs.data))
+        for f in module.ops
+        if isinstance(f, func.FuncOp)
+    }
+    reference = module.clone()
+    compiled = compile_module(module, "case0", arch=arch)
+    compile_seconds = time.perf_counter() - start
+    device = compiled.device()
+    passed, failures = 0, []
+    with device:
+        for k, case in enumerate(cases):
+            _, values = gpu_tests._case_inputs(case)
+            try:
+                with np.errstate(all="ignore"):
+                    expected = run_function(reference, f"case{k}", list(values))
+                got = compiled.function(f"case{k}", *signatures[f"case{k}"]).run(*values, device=device)
+                device.synchronize()
+                problems = [agree(g, e, normwise=not case.exact) for g, e in zip(got, expected)]
+                problem = next((p for p in problems if p), None)
+            except Exception as err:  # one failing case must not hide the others
+                problem = f"{type(err).__name__}: {err}"
+            if problem is None:
+                passed += 1
+            else:
+                failures.append(f"{case.name}: {problem}")
+    for failure in failures[:20]:
+        print(f"    {failure}")
+    note = f"compile {compile_seconds:.1f} s, {len(compiled.ptx.kernels)} kernels"
+    table.add("every nn op (op table cases)", len(cases), passed, time.perf_counter() - start, note)
+
+
+def check_programs(table: Table, arch: str) -> None:
+    import irgrad as ig
+    import test_gpu_ptx as gpu_tests
+    from irgrad.backends.gpu import compile_module, compile_program
+    from irgrad.backends.interpreter import run_function
+    from irgrad.diagnostics import parse_module
+    from irgrad.driver.registry import make_context
+
+    for name, (fn, args) in gpu_tests.PROGRAMS.items():
+        start = time.perf_counter()
+        try:
+            compiled = compile_program(ig.trace(fn, *args), arch=arch)
+            got = compiled(*ig.tree_leaves(list(args)))
+            expected = ig.tree_leaves(fn(*args))
+            problems = [agree(g, e, normwise=True) for g, e in zip(got, expected)]
+            problem = next((p for p in problems if p), None)
+        except Exception as err:
+            problem = f"{type(err).__name__}: {err}"
+            traceback.print_exc()
+        table.add(f"program {name}", 1, int(problem is None), time.perf_counter() - start, problem or "")
+    start = time.perf_counter()
+    text = (ROOT / "examples" / "mlp.mlir").read_text()
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal(s).astype(np.float32) for s in [(4, 3), (3, 8), (8,), (8, 2), (2,)]]
+    try:
+        compiled = compile_module(parse_module(make_context(), text), "mlp", arch=arch)
+        (got,) = compiled(*inputs)
+        (expected,) = run_function(parse_module(make_context(), text), "mlp", inputs)
+        problem = agree(got, expected, normwise=True)
+    except Exception as err:
+        problem = f"{type(err).__name__}: {err}"
+    table.add("examples/mlp.mlir", 1, int(problem is None), time.perf_counter() - start, problem or "")
+
+
+def check_workloads(table: Table, arch: str) -> None:
+    import irgrad as ig
+    import mlp
+    from irgrad.backends.gpu import compile_program
+
+    _, _, step = mlp.irgrad_fns(ig)
+    for spec in (wl.W1, wl.W2):
+        start = time.perf_counter()
+        params, x, labels = wl.mlp_data(spec)
+        try:
+            compiled = compile_program(ig.trace(step, params, x, labels), arch=arch)
+            got = compiled(*ig.tree_leaves([params, x, labels]))
+            expected = ig.tree_leaves(step(params, x, labels))
+            problems = [agree(g, e, normwise=True) for g, e in zip(got, expected)]
+            problem = next((p for p in problems if p), None)
+            note = problem or f"{len(compiled.ptx.kernels)} kernels"
+        except Exception as err:
+            problem = note = f"{type(err).__name__}: {err}"
+            traceback.print_exc()
+        table.add(f"{spec.id} training step {spec.title}", 1, int(problem is None), time.perf_counter() - start, note)
+    start = time.perf_counter()
+    x = wl.w4_data()
+    try:
+        compiled = compile_program(ig.trace(lambda v: ig.tanh(v) * 0.5 + v * v, x), arch=arch)
+        (got,) = compiled(x)
+        x64 = x.astype(np.float64)
+        expected = (np.tanh(x64) * 0.5 + x64 * x64).astype(np.float32)
+        problem = agree(got, expected, normwise=True)
+    except Exception as err:
+        problem = f"{type(err).__name__}: {err}"
+    table.add("W4 fused elementwise, 16M", 1, int(problem is None), time.perf_counter() - start, problem or "")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("ops", "programs", "workloads"))
+    parser.add_argument(
+        "--emulate",
+        action="store_true",
+        help="run on the emulated GPU instead (a dry run of this script without a GPU; "
+        "ops and programs only: the workloads are too large for it)",
+    )
+    args = parser.parse_args(argv)
+    from irgrad.backends.gpu import cuda_unavailable_reason
+
+    if args.emulate:
+        import os
+
+        os.environ["IRGRAD_GPU_EMULATE"] = "1"
+        arch, description = "sm_80", "the emulated GPU (irgrad/backends/gpu/emulator.py)"
+        if args.only is None:
+            args.only = "programs"
+    else:
+        reason = cuda_unavailable_reason()
+        if reason is not None:
+            print(f"gpu_check: cannot run on the GPU: {reason}", file=sys.stderr)
+            return 2
+        arch, description = device_arch()
+    print(f"GPU: {description}; compiling for {arch}", flush=True)
+    table = Table()
+    checks = {"ops": check_ops, "programs": check_programs, "workloads": check_workloads}
+    for name, check in checks.items():
+        if args.only in (None, name):
+            check(table, arch)
+    table.print()
+    out = ROOT / "build" / "gpu_check.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"device": description, "rows": table.rows}, indent=1))
+    return 1 if table.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

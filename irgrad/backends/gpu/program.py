@@ -1,0 +1,304 @@
+"""`compile_program(program) -> GpuCompiled`: an nn program through the `irgrad-gpu`
+pipeline to PTX and host code, callable with numpy arrays where a CUDA device is present.
+
+Compiling needs no GPU: the pipeline runs to stage "nvvm", the kernels become PTX through
+llvmlite (checked with ptxas when it is installed), and the host code is checked to hold
+only what the runtime can run. Calling `GpuCompiled(*arrays)`:
+1. checks each argument's shape and dtype against the signature (ArgumentError);
+2. allocates a device buffer per array argument and copies it in, and one per tensor result
+   (the function's out-params, in result order);
+3. runs the host code of the entry function (irgrad/backends/gpu/runtime.py), which
+   allocates, launches and frees on the device; buffers stay there between kernels;
+4. copies the out-params back and returns the results as numpy arrays (tensor results)
+   and numpy scalars (scalar results), in result order.
+The CUDA module is loaded once, on the first call, and kept by the `GpuCompiled` (with its
+prepared kernels and its buffer pool); `run(*arrays, device=...)` runs on another device,
+such as the emulator (irgrad/backends/gpu/emulator.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func, gpu
+from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, ShapedType, StringAttr
+from xdsl.ir import Attribute, Block, Region
+
+from irgrad.backends.cpu.abi import ArgumentError, numpy_dtype
+from irgrad.backends.gpu.ptx import DEFAULT_ARCH, PtxModule, ptxas_check, to_ptx
+from irgrad.backends.gpu.runtime import (
+    CudaDevice,
+    Device,
+    DeviceBuffer,
+    check_host_code,
+    host_interpreter,
+    kernel_signatures,
+)
+from irgrad.diagnostics import IrgradError
+
+
+EMULATE_ENV = "IRGRAD_GPU_EMULATE"
+
+
+@dataclass(eq=False)
+class GpuCompiled:
+    """A program compiled for NVIDIA GPUs (module doc)."""
+
+    entry: str
+    arg_types: list[Attribute]
+    """The entry function's inputs: tensor (or memref) types for arrays, scalar types."""
+    result_types: list[Attribute]
+    """Its results: a tensor result is an out-param of the host function, a scalar is returned."""
+    host: ModuleOp
+    """Host code: the stage-"nvvm" module without its gpu.module."""
+    kernels: gpu.ModuleOp
+    """The kernels at stage "kernels" (gpu.func), for reading and for the emulator."""
+    ptx: PtxModule
+    device_code: ModuleOp = field(repr=False, default_factory=lambda: ModuleOp([]))
+    """The kernels at stage "nvvm" (llvm dialect), which `ptx_for` translates."""
+    stats: dict[str, float] = field(default_factory=dict)
+    """Seconds per compile step."""
+    ptxas_checked: bool = False
+    """Whether ptxas assembled the PTX for its architecture."""
+    _device: Any = field(default=None, repr=False)
+
+    @property
+    def arch(self) -> str:
+        return self.ptx.arch
+
+    def ptx_for(self, arch: str) -> PtxModule:
+        """The same kernels' PTX for another architecture."""
+        if arch == self.arch:
+            return self.ptx
+        return to_ptx(self.device_code, arch)
+
+    def device(self) -> Any:
+        """The CUDA device with this program's module loaded (loaded on first use);
+        GpuUnavailableError where there is none. With `IRGRAD_GPU_EMULATE=1`, the emulator
+        (irgrad/backends/gpu/emulator.py) instead: for tests on machines without a GPU."""
+        if self._device is None:
+            if os.environ.get(EMULATE_ENV, "") not in ("", "0"):
+                from irgrad.backends.gpu.emulator import EmulatedDevice
+
+                self._device = EmulatedDevice(self.kernels)
+            else:
+                self._device = CudaDevice(self.ptx.ptx, kernel_signatures(self.host))
+        return self._device
+
+    def function(
+        self, name: str, arg_types: Sequence[Attribute], result_types: Sequence[Attribute]
+    ) -> GpuCompiled:
+        """Another public function of the same program (its host code and kernels are
+        compiled already), with its nn-level signature; it shares this one's device once
+        that is loaded."""
+        return dataclasses.replace(
+            self, entry=name, arg_types=list(arg_types), result_types=list(result_types)
+        )
+
+    def __call__(self, *args: Any) -> tuple[Any, ...]:
+        device = self.device()
+        with device:
+            results = self.run(*args, device=device)
+            device.synchronize()
+        return results
+
+    def call_flat(self, leaves: Sequence[Any]) -> list[Any]:
+        return list(self(*leaves))
+
+    def run(self, *args: Any, device: Device) -> tuple[Any, ...]:
+        """Run the entry function on `device` (see the module doc)."""
+        call = self.resident(*args, device=device)
+        try:
+            call.run()
+            return call.results()
+        finally:
+            call.free()
+
+    def resident(self, *args: Any, device: Device) -> ResidentCall:
+        """The arguments uploaded to `device` and the result buffers allocated, once:
+        `run()` then executes the host code alone, as often as wanted (steady-state
+        timing without transfers), `results()` downloads, `free()` releases."""
+        return ResidentCall(self, device, args)
+
+    def interpreter(self, device: Device) -> Any:
+        """The host-code interpreter on `device` (made once per device)."""
+        cache = self.__dict__.setdefault("_interpreters", {})
+        key = id(device)
+        if key not in cache:
+            cache[key] = (device, host_interpreter(self.host, device))
+        return cache[key][1]
+
+
+class ResidentCall:
+    """One call of a GpuCompiled with its buffers on the device (see `resident`)."""
+
+    def __init__(self, compiled: GpuCompiled, device: Device, args: Sequence[Any]):
+        if len(args) != len(compiled.arg_types):
+            raise ArgumentError(
+                f"@{compiled.entry} takes {len(compiled.arg_types)} argument(s), got {len(args)}"
+            )
+        self.compiled = compiled
+        self.device = device
+        self.owned: list[DeviceBuffer] = []
+        self.values: list[Any] = []
+        self.outs: list[DeviceBuffer] = []
+        self.returned: tuple[Any, ...] = ()
+        try:
+            for k, (value, t) in enumerate(zip(args, compiled.arg_types)):
+                if isinstance(t, ShapedType):
+                    array = _checked_array(compiled.entry, k, value, t)
+                    buffer = self._alloc(_memref_type(t))
+                    device.copy_to_device(buffer.pointer, array)
+                    self.values.append(buffer)
+                else:
+                    self.values.append(_scalar(value, t))
+            for t in compiled.result_types:
+                if isinstance(t, ShapedType):
+                    self.outs.append(self._alloc(_memref_type(t)))
+        except BaseException:
+            self.free()
+            raise
+
+    def _alloc(self, t: MemRefType) -> DeviceBuffer:
+        buffer = DeviceBuffer(self.device.alloc(DeviceBuffer(0, t).nbytes), t)
+        self.owned.append(buffer)
+        return buffer
+
+    def run(self) -> None:
+        """Run the entry function's host code (kernels are queued; `results` waits)."""
+        function = next(
+            f
+            for f in self.compiled.host.ops
+            if isinstance(f, func.FuncOp) and f.sym_name.data == self.compiled.entry
+        )
+        interpreter = self.compiled.interpreter(self.device)
+        self.returned = tuple(interpreter.call_op(function, (*self.values, *self.outs)))
+
+    def results(self) -> tuple[Any, ...]:
+        """Tensor results copied to numpy arrays, scalar results, in result order."""
+        returned = iter(self.returned)
+        out_buffers = iter(self.outs)
+        results: list[Any] = []
+        for t in self.compiled.result_types:
+            if isinstance(t, ShapedType):
+                buffer = next(out_buffers)
+                array = np.empty(buffer.type.get_shape(), numpy_dtype(buffer.type.element_type))
+                self.device.copy_to_host(array, buffer.pointer)
+                results.append(array)
+            else:
+                results.append(next(returned))
+        return tuple(results)
+
+    def free(self) -> None:
+        for buffer in self.owned:
+            self.device.free(buffer.pointer)
+        self.owned = []
+
+
+def _memref_type(t: Attribute) -> MemRefType:
+    assert isinstance(t, ShapedType)
+    if isinstance(t, MemRefType):
+        return t
+    return MemRefType(t.get_element_type(), t.get_shape())  # type: ignore[attr-defined]
+
+
+def _checked_array(entry: str, k: int, value: Any, t: Attribute) -> np.ndarray:
+    memref_type = _memref_type(t)
+    dtype = numpy_dtype(memref_type.element_type)
+    array = np.asarray(value)
+    if array.dtype != dtype or array.shape != tuple(memref_type.get_shape()):
+        if array.shape == tuple(memref_type.get_shape()) and array.dtype.newbyteorder("=") == dtype:
+            array = array.astype(dtype)
+        else:
+            raise ArgumentError(
+                f"@{entry} argument #{k}: expected an array of shape "
+                f"{tuple(memref_type.get_shape())} and dtype {dtype}, got shape {array.shape} "
+                f"and dtype {array.dtype}"
+            )
+    return np.ascontiguousarray(array)
+
+
+def _scalar(value: Any, t: Attribute) -> Any:
+    if isinstance(t, IndexType):
+        return int(value)
+    return np.asarray(value).astype(numpy_dtype(t))[()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiling
+# ---------------------------------------------------------------------------------------------
+
+
+def gpu_steps(block_size: int = 256) -> list[tuple[str, str]]:
+    """The `irgrad-gpu` steps, with the launch block size `block_size`."""
+    from irgrad.lowering.pipelines import GPU_STEPS
+
+    if block_size == 256:
+        return list(GPU_STEPS)
+    return [
+        (stage, f"convert-parallel-loops-to-gpu{{block-size={block_size}}}" if stage == "gpu" else spec)
+        for stage, spec in GPU_STEPS
+    ]
+
+
+def compile_module(
+    module: ModuleOp,
+    entry: str,
+    *,
+    arch: str = DEFAULT_ARCH,
+    block_size: int = 256,
+    check_ptx: bool = True,
+) -> GpuCompiled:
+    """Compile `@entry` of an nn module (with autodiff requests) for the GPU; `module` is
+    lowered in place. `check_ptx` assembles the PTX with ptxas when it is installed."""
+    from irgrad.lowering.pipelines import run_pipeline
+
+    function = next(
+        (f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == entry), None
+    )
+    if function is None:
+        raise IrgradError(f"no function @{entry} in the module")
+    arg_types = list(function.function_type.inputs.data)
+    result_types = list(function.function_type.outputs.data)
+    stats: dict[str, float] = {}
+    kernels: gpu.ModuleOp | None = None
+    for stage, spec in gpu_steps(block_size):
+        start = time.perf_counter()
+        run_pipeline(module, spec)
+        stats[stage] = time.perf_counter() - start
+        if stage == "kernels":
+            kernels = next((m.clone() for m in module.ops if isinstance(m, gpu.ModuleOp)), None)
+    start = time.perf_counter()
+    if kernels is None:  # nothing runs on the device
+        kernels = gpu.ModuleOp(StringAttr("kernels"), Region(Block()))  # type: ignore[arg-type]
+    ptx = to_ptx(module, arch)
+    stats["ptx"] = time.perf_counter() - start
+    checked = False
+    if check_ptx:
+        start = time.perf_counter()
+        checked = ptxas_check(ptx.ptx, arch)
+        stats["ptxas"] = time.perf_counter() - start
+    host = module
+    device_code = ModuleOp([])
+    for op in [m for m in host.ops if isinstance(m, gpu.ModuleOp)]:
+        op.detach()
+        device_code.body.block.add_op(op)
+    check_host_code(host)
+    return GpuCompiled(
+        entry, arg_types, result_types, host, kernels, ptx, device_code, stats, checked
+    )
+
+
+def compile_program(program: Any, **options: Any) -> GpuCompiled:
+    """Compile a traced program (`ig.trace(...)`, a `Program`) for the GPU; options as in
+    `compile_module`."""
+    return compile_module(program.module.clone(), program.entry, **options)
+
+
+__all__ = ["GpuCompiled", "ResidentCall", "compile_module", "compile_program", "gpu_steps"]

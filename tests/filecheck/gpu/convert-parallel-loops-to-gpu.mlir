@@ -1,0 +1,344 @@
+// RUN: irgrad-opt -p convert-parallel-loops-to-gpu %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{block-size=64}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=B64
+// RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{block-size=0}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=BAD
+
+// A 2-D parallel loop of 4x8 points is one launch of 32 threads (fewer points than the
+// block size: one block of exactly that many threads, no bounds guard). The dimensions are
+// linearized, the innermost fastest; the index arithmetic is i32.
+
+// CHECK-LABEL: func.func @copy_2d
+// CHECK:       %c8 = arith.constant 8 : index
+// CHECK-NEXT:  %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:  %[[THREADS:.*]] = arith.constant 32 : index
+// CHECK-NEXT:  "gpu.launch"(%[[ONE]], %[[ONE]], %[[ONE]], %[[THREADS]], %[[ONE]], %[[ONE]])
+// CHECK-NEXT:  ^{{.*}}(%[[BX:.*]]: index, %{{.*}}: index, %{{.*}}: index, %[[TX:.*]]: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[BDX:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:    %[[B:.*]] = arith.index_cast %[[BX]] : index to i32
+// CHECK-NEXT:    %[[D:.*]] = arith.index_cast %[[BDX]] : index to i32
+// CHECK-NEXT:    %[[T:.*]] = arith.index_cast %[[TX]] : index to i32
+// CHECK-NEXT:    %[[BD:.*]] = arith.muli %[[B]], %[[D]] : i32
+// CHECK-NEXT:    %[[GID:.*]] = arith.addi %[[BD]], %[[T]] : i32
+// CHECK-NEXT:    %[[EIGHT:.*]] = arith.constant 8 : i32
+// CHECK-NEXT:    %[[JI:.*]] = arith.remui %[[GID]], %[[EIGHT]] : i32
+// CHECK-NEXT:    %[[J:.*]] = arith.index_cast %[[JI]] : i32 to index
+// CHECK-NEXT:    %[[II:.*]] = arith.divui %[[GID]], %[[EIGHT]] : i32
+// CHECK-NEXT:    %[[I:.*]] = arith.index_cast %[[II]] : i32 to index
+// CHECK-NEXT:    %[[V:.*]] = memref.load %a[%[[I]], %[[J]]] : memref<4x8xf32>
+// CHECK-NEXT:    memref.store %[[V]], %b[%[[I]], %[[J]]] : memref<4x8xf32>
+// CHECK-NEXT:    "gpu.terminator"() : () -> ()
+// CHECK-NOT:   scf.parallel
+// B64-LABEL:   func.func @copy_2d
+// B64:         arith.constant 32 : index
+func.func @copy_2d(%a: memref<4x8xf32>, %b: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  "scf.parallel"(%c0, %c0, %c4, %c8, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %a[%i, %j] : memref<4x8xf32>
+    memref.store %v, %b[%i, %j] : memref<4x8xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// 1000 points: ceil(1000 / 256) = 4 blocks of 256 threads (16 of 64 with block-size=64),
+// and a guard, since the last block has threads past the end. The per-thread reduction loop
+// of the body (a row sum) stays sequential inside the thread.
+
+// CHECK-LABEL: func.func @row_sums
+// CHECK:       %[[GRID:.*]] = arith.constant 4 : index
+// CHECK-NEXT:  %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK-NEXT:  "gpu.launch"(%[[GRID]], %{{.*}}, %{{.*}}, %[[BLOCK]], %{{.*}}, %{{.*}})
+// CHECK:         %[[LIMIT:.*]] = arith.constant 1000 : i32
+// CHECK-NEXT:    %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %[[LIMIT]] : i32
+// CHECK-NEXT:    scf.if %[[IN]] {
+// CHECK:           %{{.*}} = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK:         "gpu.terminator"() : () -> ()
+// B64-LABEL:   func.func @row_sums
+// B64:         %[[GRID:.*]] = arith.constant 16 : index
+// B64-NEXT:    %[[BLOCK:.*]] = arith.constant 64 : index
+func.func @row_sums(%a: memref<1000x3xf32>, %out: memref<1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c1000 = arith.constant 1000 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %c1000, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %a[%i, %k] : memref<1000x3xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %s, %out[%i] : memref<1000xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// A sum to a scalar (a reduction nest on the host side: load the output, scf.for, store)
+// is a tree reduction over two kernels: 1000 points, 4 blocks of 256 threads each folding
+// their points and halving through shared memory (memory space 3) between barriers, then
+// one block combining the 4 partials with the initial value. The result comes back through a
+// one-element buffer, stored to the output by a one-thread kernel; the initial value's load
+// moves into the second kernel. No serial loop over the points is left in host code.
+
+// CHECK-LABEL: func.func @total
+// CHECK:       %[[RESULT:.*]] = memref.alloc() : memref<f32>
+// CHECK-NEXT:  %[[PARTIALS:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:       "gpu.launch"
+// CHECK:         %[[SHARED:.*]] = memref.alloca() : memref<256xf32, 3 : i64>
+// CHECK:         scf.if
+// CHECK:           scf.for
+// CHECK:           memref.store %{{.*}}, %[[SHARED]][%{{.*}}] : memref<256xf32, 3 : i64>
+// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:         %[[HALF:.*]] = arith.constant 128 : i32
+// CHECK:         scf.if
+// CHECK:           arith.addf
+// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:         memref.store %{{.*}}, %[[PARTIALS]][%{{.*}}] : memref<4xf32>
+// CHECK:       "gpu.launch"
+// CHECK:         %[[INIT:.*]] = memref.load %out[] : memref<f32>
+// CHECK:         memref.alloca() : memref<4xf32, 3 : i64>
+// CHECK:         memref.load %[[PARTIALS]]
+// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:         arith.cmpi eq
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[TOTAL:.*]] = memref.load %{{.*}}[%[[ZERO]]] : memref<4xf32, 3 : i64>
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[INIT]], %[[TOTAL]] : f32
+// CHECK-NEXT:      memref.store %[[SUM]], %[[RESULT]][] : memref<f32>
+// CHECK:       memref.dealloc %[[PARTIALS]] : memref<4xf32>
+// CHECK:       "gpu.launch"
+// CHECK:         %[[R:.*]] = memref.load %[[RESULT]][] : memref<f32>
+// CHECK-NEXT:    memref.store %[[R]], %out[] : memref<f32>
+// CHECK:       memref.dealloc %[[RESULT]] : memref<f32>
+// CHECK-NEXT:  func.return
+func.func @total(%a: memref<1000xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %init = memref.load %out[] : memref<f32>
+  %s = scf.for %i = %c0 to %c1000 step %c1 iter_args(%acc = %init) -> (f32) {
+    %v = memref.load %a[%i] : memref<1000xf32>
+    %n = arith.addf %acc, %v : f32
+    scf.yield %n : f32
+  }
+  memref.store %s, %out[] : memref<f32>
+  func.return
+}
+
+// -----
+
+// A maximum over a 2-D nest raises the same way (the combining op is the nest's maximumf),
+// here to one kernel: 12 points fit one block of 16 threads.
+
+// CHECK-LABEL: func.func @max_2d
+// CHECK:       "gpu.launch"
+// CHECK:         memref.alloca() : memref<16xf32, 3 : i64>
+// CHECK:         arith.maximumf
+// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK-NOT:   "gpu.launch"(%{{.*}}) {{.*}}memref<{{[0-9]+}}xf32>
+func.func @max_2d(%a: memref<3x4xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %init = memref.load %out[] : memref<f32>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%x = %init) -> (f32) {
+    %q = scf.for %j = %c0 to %c4 step %c1 iter_args(%y = %x) -> (f32) {
+      %v = memref.load %a[%i, %j] : memref<3x4xf32>
+      %m = arith.maximumf %y, %v : f32
+      scf.yield %m : f32
+    }
+    scf.yield %q : f32
+  }
+  memref.store %r, %out[] : memref<f32>
+  func.return
+}
+
+// -----
+
+// An scf.parallel with scf.reduce is a tree reduction too; its combining region is applied
+// as it is (here an integer product).
+
+// CHECK-LABEL: func.func @product
+// CHECK:       "gpu.launch"
+// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:         arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK-NOT:   scf.parallel
+func.func @product(%a: memref<64xi32>, %out: memref<i32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1 : i32
+  %p = "scf.parallel"(%c0, %c64, %c1, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+  ^bb0(%i: index):
+    %v = memref.load %a[%i] : memref<64xi32>
+    scf.reduce(%v : i32) {
+    ^bb1(%x: i32, %y: i32):
+      %m = arith.muli %x, %y : i32
+      scf.reduce.return %m : i32
+    }
+  }) : (index, index, index, i32) -> i32
+  memref.store %p, %out[] : memref<i32>
+  func.return
+}
+
+// -----
+
+// A reduction whose accumulator is used otherwise (here also stored each step) is not raised:
+// it runs as it is, serially, in a one-thread kernel.
+
+// CHECK-LABEL: func.func @running_sum
+// CHECK:       %zero = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:  %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:  "gpu.launch"(%[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]])
+// CHECK:         scf.for
+// CHECK:           memref.store
+// CHECK-NOT:     "gpu.barrier"
+func.func @running_sum(%a: memref<8xf32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %s = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = memref.load %a[%i] : memref<8xf32>
+    %n = arith.addf %acc, %v : f32
+    memref.store %n, %out[%i] : memref<8xf32>
+    scf.yield %n : f32
+  }
+  func.return
+}
+
+// -----
+
+// A small buffer that host code alone reads and writes (a loop counter kept in memory to
+// compute a slice offset) becomes host memory, memref.alloca: no kernel, no transfer.
+
+// CHECK-LABEL: func.func @counter
+// CHECK:       %[[C:.*]] = memref.alloca() : memref<i32>
+// CHECK-NEXT:  memref.store %{{.*}}, %[[C]][] : memref<i32>
+// CHECK-NEXT:  %[[K:.*]] = memref.load %[[C]][] : memref<i32>
+// CHECK-NOT:   memref.dealloc %[[C]]
+// CHECK:       memref.subview %a[%{{.*}}]
+// CHECK:       "gpu.launch"
+func.func @counter(%a: memref<5x4xf32>, %b: memref<4xf32>, %n: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %slot = memref.alloc() : memref<i32>
+  memref.store %n, %slot[] : memref<i32>
+  %k = memref.load %slot[] : memref<i32>
+  memref.dealloc %slot : memref<i32>
+  %i = arith.index_cast %k : i32 to index
+  %row = memref.subview %a[%i, 0] [1, 4] [1, 1] : memref<5x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %v = memref.load %row[%j] : memref<4xf32, strided<[1], offset: ?>>
+    memref.store %v, %b[%j] : memref<4xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// Host code that reads device memory to decide a loop bound: the load stays in host code (a
+// device-to-host read, of a rank-0 buffer); the loop launches a kernel per iteration.
+
+// CHECK-LABEL: func.func @device_bound
+// CHECK:       %[[N:.*]] = memref.load %n[] : memref<index>
+// CHECK-NEXT:  scf.for %{{.*}} = %{{.*}} to %[[N]] step
+// CHECK:         "gpu.launch"
+func.func @device_bound(%n: memref<index>, %a: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %bound = memref.load %n[] : memref<index>
+  scf.for %t = %c0 to %bound step %c1 {
+    "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%j: index):
+      %v = memref.load %a[%j] : memref<4xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %a[%j] : memref<4xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+  }
+  func.return
+}
+
+// -----
+
+// Copies: between buffers of one contiguous type the copy stays (gpu-kernel-outlining makes
+// it a device-to-device memcpy); from a strided view it becomes a copy kernel.
+
+// CHECK-LABEL: func.func @copies
+// CHECK:       "memref.copy"(%a, %b) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+// CHECK:       "gpu.launch"
+// CHECK:         %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<2x3xf32, strided<[6, 1], offset: ?>>
+// CHECK-NEXT:    memref.store %[[V]], %b[%{{.*}}, %{{.*}}] : memref<2x3xf32>
+func.func @copies(%a: memref<2x3xf32>, %b: memref<2x3xf32>, %big: memref<4x6xf32>, %i: index) {
+  "memref.copy"(%a, %b) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  %view = memref.subview %big[%i, 1] [2, 3] [1, 1] : memref<4x6xf32> to memref<2x3xf32, strided<[6, 1], offset: ?>>
+  "memref.copy"(%view, %b) : (memref<2x3xf32, strided<[6, 1], offset: ?>>, memref<2x3xf32>) -> ()
+  func.return
+}
+
+// -----
+
+// A loop with no points disappears; dynamic bounds are counted on the host: the grid is
+// max(1, ceil(points / 256)) and every thread checks its index.
+
+// CHECK-LABEL: func.func @empty_and_dynamic
+// CHECK-NOT:   memref.store %{{.*}}, %e
+// CHECK:       %[[SPAN:.*]] = arith.subi %n, %{{.*}} : index
+// CHECK-NEXT:  %[[COUNT:.*]] = arith.ceildivsi %[[SPAN]], %{{.*}} : index
+// CHECK:       %[[BLOCKS:.*]] = arith.ceildivsi
+// CHECK:       %[[GRID:.*]] = arith.maxsi %[[BLOCKS]], %{{.*}} : index
+// CHECK:       "gpu.launch"(%[[GRID]],
+// CHECK:         arith.cmpi ult
+func.func @empty_and_dynamic(%e: memref<0xf32>, %a: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %c0, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    memref.store %zero, %e[%i] : memref<0xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    memref.store %zero, %a[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// A call inside a parallel loop cannot run in a kernel: a located error.
+
+// CHECK: convert-parallel-loops-to-gpu.mlir:[[# @LINE + 12]]:5: error: 'func.call' op cannot run inside a GPU kernel (convert-parallel-loops-to-gpu maps this parallel loop to one)
+// BAD: error: convert-parallel-loops-to-gpu: block-size must be between 1 and 1024, got 0
+
+func.func private @helper(f32) -> f32
+
+func.func @call_in_loop(%a: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %v = memref.load %a[%i] : memref<4xf32>
+    %w = func.call @helper(%v) : (f32) -> f32
+    memref.store %w, %a[%i] : memref<4xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}

@@ -1,0 +1,19 @@
+// RUN: python -c "import numpy as np; np.save('%t.x.npy', np.array([[1, -2, 3], [-4, 5, np.nan]], np.float32)); np.save('%t.n.npy', np.array(7))"
+// RUN: env IRGRAD_GPU_EMULATE=1 irgrad-run %s --backend gpu --input %t.x.npy --input %t.n.npy | filecheck %s
+
+// `irgrad-run --backend gpu` compiles @main through irgrad-gpu to PTX and runs its host code,
+// here on the emulated GPU (IRGRAD_GPU_EMULATE=1; irgrad-run-gpu-*.mlir run on a real one
+// or check the error without one): the same results as the interpreter.
+
+func.func @main(%x: tensor<2x3xf32>, %n: index) -> (tensor<2x3xf32>, index, tensor<f32>) {
+  %y = nn.relu %x : tensor<2x3xf32>
+  %c1 = arith.constant 1 : index
+  %m = arith.addi %n, %c1 : index
+  %s = nn.reduce_max %y axes = [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  func.return %y, %m, %s : tensor<2x3xf32>, index, tensor<f32>
+}
+
+// CHECK:      {{^\[\[}} 1. 0. 3.]
+// CHECK-NEXT: {{^}} [ 0. 5. nan]]
+// CHECK-NEXT: {{^}}8{{$}}
+// CHECK-NEXT: {{^}}nan{{$}}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# tools/gpu_check.sh: irgrad's GPU backend on this machine's NVIDIA GPU, in one go.
+#
+#   tools/gpu_check.sh [WHEELS_DIR]
+#
+# 1. Finds the CUDA toolkit (nvcc or ptxas on PATH, else /usr/local/cuda) and shows the GPU.
+# 2. Makes sure the project's .venv has irgrad and pycuda. A GPU machine may have CUDA's
+#    compiler and headers but neither pycuda nor a package registry: pycuda is then built
+#    from its source distribution carried beside the working tree, with its pure-Python
+#    dependencies as wheels, from WHEELS_DIR (default: $IRGRAD_GPU_WHEELS, else ../gpu-wheels,
+#    else ./gpu-wheels). Fetch them beforehand, on a machine with a registry:
+#        pip download --no-binary :all: --no-deps pycuda -d gpu-wheels
+#        pip download --only-binary :all: pytools platformdirs mako markupsafe \
+#            typing_extensions siphash24 setuptools wheel -d gpu-wheels
+#    (pycuda's build needs the CUDA headers, a C++ compiler and numpy, which irgrad has.)
+# 3. Runs the test suites that need ptxas or a GPU (tests/unit/test_gpu_ptx.py, the lit
+#    tests of tests/filecheck/gpu, which include the `REQUIRES: cuda` ones).
+# 4. Runs every op, the example and gradient programs and W1/W2/W4 on the GPU against the
+#    reference interpreter (benchmarks/gpu_check.py: a table, build/gpu_check.json).
+# 5. Times W1, W2 and W4 (benchmarks/gpu_workloads.py: a table, against PyTorch on the same
+#    GPU where torch with CUDA is installed).
+# Exit code: 0 when every check agrees, 1 otherwise, 2 when there is no usable GPU.
+# Budget: about 5 minutes on an H200 (most of it compiling); it must stay under 10.
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+PY="$ROOT/.venv/bin/python"
+WHEELS="${1:-${IRGRAD_GPU_WHEELS:-}}"
+if [ -z "$WHEELS" ]; then
+  for candidate in "$ROOT/../gpu-wheels" "$ROOT/gpu-wheels"; do
+    if [ -d "$candidate" ]; then WHEELS="$candidate"; break; fi
+  done
+fi
+START=$(date +%s)
+step() { printf '\n== %s (%ds)\n' "$1" "$(( $(date +%s) - START ))"; }
+
+step "CUDA toolkit and GPU"
+CUDA_BIN=""
+for tool in nvcc ptxas; do
+  if command -v "$tool" >/dev/null; then CUDA_BIN=$(dirname "$(readlink -f "$(command -v "$tool")")"); break; fi
+done
+if [ -z "$CUDA_BIN" ] && [ -d /usr/local/cuda/bin ]; then CUDA_BIN=/usr/local/cuda/bin; fi
+if [ -n "$CUDA_BIN" ]; then
+  export PATH="$CUDA_BIN:$PATH"
+  export CUDA_ROOT="${CUDA_ROOT:-$(dirname "$CUDA_BIN")}"
+  echo "CUDA: $CUDA_ROOT"; ptxas --version | tail -1
+else
+  echo "no CUDA toolkit found (nvcc/ptxas); PTX checks will be skipped"
+fi
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+else
+  echo "nvidia-smi not found"
+fi
+
+step "Python environment"
+if [ ! -x "$PY" ]; then
+  python3 -m venv .venv || exit 2
+  if [ -n "$WHEELS" ]; then
+    "$PY" -m pip install -q --no-index --find-links "$WHEELS" -e '.[test]' || exit 2
+  else
+    "$PY" -m pip install -q -e '.[test]' || exit 2
+  fi
+fi
+if ! "$PY" -c "import pycuda.driver" 2>/dev/null; then
+  if [ -n "$WHEELS" ]; then
+    echo "building pycuda from $WHEELS"
+    "$PY" -m pip install -q --no-index --find-links "$WHEELS" setuptools wheel 2>/dev/null || true
+    CUDA_ROOT="${CUDA_ROOT:-/usr/local/cuda}" "$PY" -m pip install --no-index --find-links "$WHEELS" \
+      --no-build-isolation pycuda || echo "pycuda did not build from $WHEELS"
+  else
+    echo "pycuda is missing and no wheels folder was given; trying the package registry"
+    "$PY" -m pip install -q 'pycuda>=2024.1' || echo "pycuda could not be installed"
+  fi
+fi
+"$PY" - <<'EOF'
+from irgrad.backends.gpu import cuda_unavailable_reason, find_libdevice
+reason = cuda_unavailable_reason()
+print("pycuda and a GPU: " + ("yes" if reason is None else f"NO ({reason})"))
+print(f"libdevice: {find_libdevice()}")
+EOF
+
+status=0
+step "Tests that need ptxas or a GPU"
+"$PY" -m pytest -q tests/unit/test_gpu_ptx.py || status=1
+PATH="$ROOT/.venv/bin:$PATH" "$ROOT/.venv/bin/lit" -s tests/filecheck/gpu || status=1
+
+step "Every op, the programs and W1/W2/W4 on the GPU against the interpreter"
+"$PY" benchmarks/gpu_check.py
+check=$?
+if [ "$check" -eq 2 ]; then
+  echo "no usable GPU: nothing ran on a GPU"
+  exit 2
+fi
+[ "$check" -eq 0 ] || status=1
+
+step "Speed: W1, W2, W4"
+"$PY" benchmarks/gpu_workloads.py || status=1
+
+step "done: exit $status"
+exit $status
