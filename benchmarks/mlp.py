@@ -384,6 +384,8 @@ def cold_child(framework: str) -> None:
 
 def _child(framework: str, env_extra: dict[str, str]) -> dict[str, Any] | None:
     env = dict(os.environ, **env_extra)
+    wl.wait_quiet()
+    others = wl.OthersBusy().start()
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--cold", framework],
                           env=env, capture_output=True, text=True, timeout=600)
@@ -392,6 +394,7 @@ def _child(framework: str, env_extra: dict[str, str]) -> dict[str, Any] | None:
         if line.startswith("COLD "):
             data = json.loads(line[5:])
             data["process_wall"] = wall
+            data["others"] = others.stop()
             return data
     wl.say(f"  {framework}: child failed (exit {proc.returncode}): {proc.stderr.strip()[-800:]}")
     return None
@@ -404,7 +407,8 @@ def _cells_of(runs: list[dict[str, Any] | None], field: str, scale: float = 1.0)
     if not all(r["ok"] for r in runs_ok):
         return wl.wrong_cell("; ".join(r["check"] for r in runs_ok))
     values = [r[field] * scale for r in runs_ok]
-    return wl.cell(float(np.median(values)), min(values), max(values), n=len(values))
+    return wl.cell(float(np.median(values)), min(values), max(values), n=len(values),
+                   others=max(r["others"] for r in runs_ok))
 
 
 def bench_w6() -> None:

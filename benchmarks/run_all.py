@@ -31,6 +31,7 @@ import time
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+BUSY_MARK = 0.25  # as workloads.BUSY_MARK
 THREAD_ENV = {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
 
 # (script, its arguments, the workloads it covers)
@@ -138,10 +139,12 @@ def fmt_cell(c: dict[str, Any] | None) -> str:
         return "WRONG"
     if "na" in c:
         return "n/a"
+    others = c.get("others")
+    mark = "*" if others is not None and others == others and others > BUSY_MARK else ""
     if c.get("min") is None or c["min"] == c["max"] == c["median"]:
-        return fmt(c["median"])
+        return fmt(c["median"]) + mark
     lo, hi = sorted((c["min"], c["max"]))
-    return f"{fmt(c['median'])} ({fmt(lo)}-{fmt(hi)})"
+    return f"{fmt(c['median'])} ({fmt(lo)}-{fmt(hi)}){mark}"
 
 
 def ratio_of(row: dict[str, Any]) -> tuple[float, str] | None:
@@ -176,7 +179,12 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def notes(rows: list[dict[str, Any]]) -> list[str]:
-    return [f"- {r['id']} {r['title']}: {r['note']}" for r in rows if r.get("note")]
+    lines = [f"- {r['id']} {r['title']}: {r['note']}" for r in rows if r.get("note")]
+    marked = sum(1 for r in rows for c in r["cells"].values()
+                 if (c.get("others") or 0) > BUSY_MARK)
+    lines.append(f"- *: measured while other processes on this shared machine kept more than {BUSY_MARK} "
+                 f"cores busy ({marked} figures); multithreaded peers lose most then")
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------

@@ -289,6 +289,55 @@ class Timing:
     samples: int
     inner: int = 1
     """Calls per sample (for microsecond-scale calls each sample is the mean of `inner`)."""
+    others: float = float("nan")
+    """Cores that other processes kept busy while the samples ran (this machine is shared)."""
+
+
+BUSY_MARK = 0.25
+"""Figures measured while other processes kept more cores busy than this are marked."""
+
+
+def _busy_jiffies() -> int | None:
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+    except OSError:
+        return None
+    return sum(fields) - fields[3] - fields[4]  # all but idle and iowait
+
+
+def _own_cpu() -> float:
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+class OthersBusy:
+    """Cores kept busy by other processes between `start()` and `stop()` (nan if unknown)."""
+
+    def start(self) -> OthersBusy:
+        self.jiffies, self.cpu, self.t = _busy_jiffies(), _own_cpu(), time.perf_counter()
+        return self
+
+    def stop(self) -> float:
+        end, cpu, t = _busy_jiffies(), _own_cpu(), time.perf_counter()
+        if end is None or self.jiffies is None or t <= self.t:
+            return float("nan")
+        busy = (end - self.jiffies) / os.sysconf("SC_CLK_TCK")
+        return max(0.0, busy - (cpu - self.cpu)) / (t - self.t)
+
+
+def wait_quiet(threshold: float = 0.1) -> None:
+    """Wait, up to $BENCH_WAIT_QUIET seconds (default 0: not at all), until other processes
+    keep fewer than `threshold` cores busy over a second."""
+    max_wait = float(os.environ.get("BENCH_WAIT_QUIET", "0"))
+    start = time.perf_counter()
+    while time.perf_counter() - start < max_wait:
+        probe = OthersBusy().start()
+        time.sleep(1.0)
+        if not probe.stop() >= threshold:
+            return
 
 
 def measure(fn: Callable[[], Any], *, reps: int = REPS, warmup: int = 3, sample_s: float = 0.0,
@@ -297,6 +346,7 @@ def measure(fn: Callable[[], Any], *, reps: int = REPS, warmup: int = 3, sample_
     as many calls as fill about `sample_s` seconds (for calls too short to time alone).
     `sync(result)` runs inside the timed region (JAX: block_until_ready)."""
     sync = sync or (lambda r: r)
+    wait_quiet()
     for _ in range(warmup):
         sync(fn())
     inner = 1
@@ -312,12 +362,14 @@ def measure(fn: Callable[[], Any], *, reps: int = REPS, warmup: int = 3, sample_
         per = (time.perf_counter() - start) / inner
         inner = max(1, int(sample_s / max(per, 1e-8)))
     samples = []
+    others = OthersBusy().start()
     for _ in range(reps):
         start = time.perf_counter()
         for _ in range(inner):
             sync(fn())
         samples.append((time.perf_counter() - start) / inner)
-    return Timing(float(np.median(samples)), float(min(samples)), float(max(samples)), reps, inner)
+    return Timing(float(np.median(samples)), float(min(samples)), float(max(samples)), reps, inner,
+                  others.stop())
 
 
 def cell(value: float, lo: float, hi: float, **extra: Any) -> dict[str, Any]:
@@ -326,12 +378,12 @@ def cell(value: float, lo: float, hi: float, **extra: Any) -> dict[str, Any]:
 
 def time_cell(t: Timing, scale: float) -> dict[str, Any]:
     """A timing in the row's unit (`scale` = unit per second, e.g. 1e3 for ms)."""
-    return cell(t.median * scale, t.min * scale, t.max * scale, n=t.samples, inner=t.inner)
+    return cell(t.median * scale, t.min * scale, t.max * scale, n=t.samples, inner=t.inner, others=t.others)
 
 
 def rate_cell(t: Timing, work: float) -> dict[str, Any]:
     """A throughput (`work` per call, per second): median, worst (slowest) and best sample."""
-    return cell(work / t.median, work / t.max, work / t.min, n=t.samples, inner=t.inner)
+    return cell(work / t.median, work / t.max, work / t.min, n=t.samples, inner=t.inner, others=t.others)
 
 
 def wrong_cell(message: str) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -96,7 +96,6 @@ class Outcome:
     got: tuple[Any, ...] = ()
     error: BaseException | None = None
     compiled_alone: bool = False
-    notes: list[str] = field(default_factory=list)
 
     def results(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         if self.error is not None:

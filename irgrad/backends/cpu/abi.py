@@ -16,7 +16,8 @@ parameters of `@f`, in order) and a scalar result is a returned value (in order)
 2. passes C-contiguous, aligned, native-endian arrays of the right dtype zero-copy; copies
    any other array (non-contiguous, zero-stride, misaligned, big-endian) into one that is;
 3. allocates the out-param arrays with numpy and calls through ctypes, which releases the
-   GIL for the duration of the call;
+   GIL for the duration of the call, via jit.py's allocation guard: a buffer the generated
+   code cannot allocate raises MemoryError instead of crashing the process;
 4. returns the results as a tuple: arrays for buffers, numpy scalars for scalars.
 """
 

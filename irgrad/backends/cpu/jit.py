@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -182,6 +183,8 @@ def _install_allocation_guard() -> None:
     before. Needs glibc's `_setjmp`/`longjmp` and pthread keys; without them nothing changes.
     """
     global _guard_engine, guarded_call_address
+    if not sys.platform.startswith("linux"):  # pthread_key_t is an unsigned int on Linux only
+        return
     libc = ctypes.CDLL(None)
     names = ("_setjmp", "longjmp", "pthread_getspecific", "pthread_setspecific", "aligned_alloc")
     try:
