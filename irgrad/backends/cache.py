@@ -1,7 +1,8 @@
 """The on-disk cache of compiled objects, so a new process warm-starts.
 
 Key: a SHA-256 of the program's IR (as printed), the pipeline, the target (triple, CPU name,
-features) and the versions of irgrad, xDSL and llvmlite; any of them changing is a miss.
+features), the versions of irgrad, xDSL and llvmlite, and a hash of irgrad's source files (so
+a fixed pass never reuses what it miscompiled); any of them changing is a miss.
 Location: `$IRGRAD_CACHE_DIR`, else `$XDG_CACHE_HOME/irgrad`, else `~/.cache/irgrad`;
 `IRGRAD_CACHE_DIR=off` disables it. Entries are written atomically (temporary file, then
 rename), so concurrent processes never read half a file; a corrupt entry is a miss (the loader
@@ -30,10 +31,30 @@ def cache_dir() -> Path | None:
     return Path(base) / "irgrad"
 
 
+_SOURCE_DIGEST: str | None = None
+
+
+def _source_digest() -> str:
+    """A hash of irgrad's own source files: a fixed pass must not reuse objects it miscompiled,
+    and the version number alone does not change with every fix (computed once per process)."""
+    global _SOURCE_DIGEST
+    if _SOURCE_DIGEST is None:
+        root = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+        _SOURCE_DIGEST = digest.hexdigest()[:16]
+    return _SOURCE_DIGEST
+
+
 def _versions() -> str:
     from irgrad import __version__
 
-    return f"irgrad={__version__};xdsl={version('xdsl')};llvmlite={version('llvmlite')}"
+    return (
+        f"irgrad={__version__}+{_source_digest()};xdsl={version('xdsl')};"
+        f"llvmlite={version('llvmlite')}"
+    )
 
 
 def cache_key(ir_text: str, pipeline: str, target: str) -> str:
