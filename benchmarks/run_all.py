@@ -3,15 +3,19 @@
 the frameworks, then irgrad / best peer), the machine's limits, the speed goals of issue 5
 (met or missed), then the autodiff cost figures (autodiff_cost.py).
 
-Speed goals live here, never in timed tests. Each benchmark script runs in its own process
-with 2 threads (workloads.py sets OMP/OPENBLAS/MKL_NUM_THREADS before numpy loads); every
-result is checked against numpy before it is timed, and a wrong one shows as WRONG.
+Speed goals live here, never in timed tests. Each benchmark script runs once per framework,
+each in a process of its own, with 2 threads (workloads.py sets OMP/OPENBLAS/MKL_NUM_THREADS
+before numpy loads); every result is checked against numpy before it is timed, and a wrong one
+shows as WRONG (and `make bench` fails).
 
 Run:  make bench
       .venv/bin/python benchmarks/run_all.py [--results benchmarks/RESULTS.md] [--only W1,W7]
-Env:  BENCH_REPS (timed calls per figure, default 20), BENCH_COLD_REPS (W6 processes, 3),
+Env:  BENCH_REPS (timed calls per figure, at least; default 20), BENCH_MIN_TOTAL_S (fast calls
+      are sampled until the samples fill this many seconds, up to 300; default 1),
+      BENCH_COLD_REPS (W6 processes, 3),
       BENCH_FRAMEWORKS (e.g. irgrad,jax.jit to run only those), BENCH_WAIT_QUIET (seconds to
-      wait, before each script, for other processes to leave the cores idle; default 0). The
+      wait, before each process and each measurement, for other processes to leave the cores
+      idle; default 0). The
       cores other processes kept busy during each script are reported: on a shared 2-core
       machine they inflate the peers' 2-thread figures (OpenBLAS/OpenMP threads stall when a
       core is taken) far more than irgrad's single-threaded code.
@@ -34,17 +38,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUSY_MARK = 0.25  # as workloads.BUSY_MARK
 THREAD_ENV = {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
 
-# (script, its arguments, the workloads it covers)
+# (script, its arguments, the workloads it covers, one process per framework)
 SCRIPTS = [
-    ("limits.py", [], {"limits"}),
-    ("mlp.py", ["W1", "W5"], {"W1", "W5"}),
-    ("mlp.py", ["W2", "W5"], {"W2", "W5"}),
-    ("mlp.py", ["W6"], {"W6"}),
-    ("gemm.py", [], {"W3"}),
-    ("elementwise.py", ["W4"], {"W4"}),
-    ("elementwise.py", ["W7"], {"W7"}),
-    ("autodiff_cost.py", [], {"autodiff"}),
+    ("limits.py", [], {"limits"}, False),
+    ("mlp.py", ["W1", "W5"], {"W1", "W5"}, True),
+    ("mlp.py", ["W2", "W5"], {"W2", "W5"}, True),
+    ("mlp.py", ["W6"], {"W6"}, True),
+    ("gemm.py", [], {"W3"}, True),
+    ("elementwise.py", ["W4"], {"W4"}, True),
+    ("elementwise.py", ["W7"], {"W7"}, True),
+    ("autodiff_cost.py", [], {"autodiff"}, False),
 ]
+"""Each framework is measured in a process of its own: in a shared process one framework's
+idle thread pools (OpenMP workers spinning after torch's last op, XLA's pool) take cycles from
+the next one's measurement (jax.jit's W7 call measured 14 us after torch in one process, 7.6 us
+alone)."""
 COLUMNS = [
     ("irgrad", "irgrad"),
     ("numpy", "numpy (by hand)"),
@@ -78,12 +86,16 @@ def _others_busy(start_jiffies: int | None, own_cpu_s: float, elapsed: float) ->
     return max(0.0, busy_s - own_cpu_s) / elapsed
 
 
-def run_script(script: str, args: list[str], rows: list, limits: dict, log: list[str]) -> int:
+def run_script(script: str, args: list[str], rows: list, limits: dict, log: list[str],
+               framework: str | None = None) -> int:
     cmd = [sys.executable, os.path.join(HERE, script), *args]
-    header = f"\n##### {script} {' '.join(args)}".rstrip()
+    name = f"{script} {' '.join(args)}".strip() + (f" [{framework}]" if framework else "")
+    header = f"\n##### {name}"
     print(header, flush=True)
     log.append(header)
     env = dict(os.environ, **THREAD_ENV)
+    if framework:
+        env["BENCH_FRAMEWORKS"] = framework
     env.setdefault("PYTHONWARNINGS", "ignore")
     start = time.perf_counter()
     jiffies = _busy_jiffies()
@@ -105,8 +117,8 @@ def run_script(script: str, args: list[str], rows: list, limits: dict, log: list
     status = proc.returncode = os.waitstatus_to_exitcode(wait_status)
     elapsed = time.perf_counter() - start
     others = _others_busy(jiffies, usage.ru_utime + usage.ru_stime, elapsed)
-    BUSY.append((f"{script} {' '.join(args)}".strip(), others))
-    done = f"({script}: {elapsed:.0f} s, exit {status}; other processes kept {fmt(others)} cores busy meanwhile)"
+    BUSY.append((name, others))
+    done = f"({name}: {elapsed:.0f} s, exit {status}; other processes kept {fmt(others)} cores busy meanwhile)"
     print(done, flush=True)
     log.append(done)
     return status
@@ -115,6 +127,17 @@ def run_script(script: str, args: list[str], rows: list, limits: dict, log: list
 # ---------------------------------------------------------------------------------------------
 # The table
 # ---------------------------------------------------------------------------------------------
+
+
+def merge_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per key, with the cells of every process that emitted it (a figure beats n/a)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        into = merged.setdefault(row["key"], {**row, "cells": {}})
+        for fw, c in row["cells"].items():
+            if fw not in into["cells"] or "na" in into["cells"][fw]:
+                into["cells"][fw] = c
+    return list(merged.values())
 
 
 def fmt(v: float) -> str:
@@ -271,11 +294,13 @@ def limits_lines(limits: dict[str, Any]) -> list[str]:
 
 
 def contention_line(busy_start: float | None, busy_end: float) -> str:
-    during = ", ".join(f"{name}: {fmt(b)}" for name, b in BUSY)
+    quiet = sum(1 for _, b in BUSY if b < 0.1)
+    busier = ", ".join(f"{name}: {fmt(b)}" for name, b in BUSY if not b < 0.1)
     return (f"- other processes on this machine kept {fmt(busy_start) if busy_start is not None else '?'} cores busy "
-            f"just before the run, {fmt(busy_end)} just after, and on average during each script: {during} "
-            f"(of {os.cpu_count()} cores; every framework runs 2 threads, so anything above ~0.1 inflates the "
-            "peers' multithreaded figures most)")
+            f"just before the run and {fmt(busy_end)} just after; on average under 0.1 cores during {quiet} of the "
+            f"{len(BUSY)} benchmark processes" + (f", more during {busier}" if busier else "") +
+            f" (of {os.cpu_count()} cores; every framework runs 2 threads, so a busy core inflates the peers' "
+            "multithreaded figures most)")
 
 
 def wait_quiet(max_wait: float, log: list[str], threshold: float = 0.1) -> None:
@@ -311,15 +336,20 @@ def main() -> int:
     limits: dict[str, Any] = {}
     log: list[str] = []
     status = 0
-    for script, args, covers in SCRIPTS:
+    wanted = os.environ.get("BENCH_FRAMEWORKS")
+    frameworks = [k for k, _ in COLUMNS if not wanted or k in wanted.split(",")]
+    for script, args, covers, per_framework in SCRIPTS:
         if only is not None and not covers & only:
             continue
-        wait_quiet(wait_s, log)
-        status |= run_script(script, args, rows, limits, log) != 0
+        for framework in frameworks if per_framework else [None]:
+            wait_quiet(wait_s, log)
+            status |= run_script(script, args, rows, limits, log, framework) != 0
+    rows = merge_rows(rows)
     busy_end = busy_cores()
     elapsed = time.perf_counter() - t0
 
-    out = ["", "=" * 100, "irgrad vs peers: median (min-max) of >= 20 timed calls; float32, seed 0, 2 threads", ""]
+    out = ["", "=" * 100, "irgrad vs peers: median (min-max) of >= 20 timed calls (more for fast calls: at "
+           "least 1 s of samples); float32, seed 0, 2 threads, one process per framework", ""]
     out += table(rows)
     out += ["", "Notes:", *notes(rows)]
     out += ["", "Machine limits:", *limits_lines(limits)]
@@ -334,7 +364,7 @@ def main() -> int:
 
     if opts.results:
         settings = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(os.environ.items())
-                            if k.startswith("BENCH_") and k != "BENCH_COMMAND")
+                            if k.startswith("BENCH_") and k not in ("BENCH_COMMAND", "BENCH_ARGS"))
         command = os.environ.get("BENCH_COMMAND") or " ".join(
             shlex.quote(a) for a in [os.path.relpath(sys.executable), *sys.argv])
         command = f"{settings} {command}".strip()
@@ -345,8 +375,8 @@ def main() -> int:
             f"- command: `{command}`",
             f"- python {platform.python_version()}; total {elapsed / 60:.1f} min",
             "",
-            "Workloads: ../shared/benchmarks.md (W1-W7). Cells: median (min-max) of >= 20 timed calls in the unit "
-            "of the row; the last column is irgrad's time over the best peer's (above 1: irgrad is slower). "
+            "Workloads: ../shared/benchmarks.md (W1-W7). Cells: median (min-max) of >= 20 timed calls (fast "
+            "calls: as many as fill 1 s, up to 300) in the unit of the row, each framework in a process of its own; the last column is irgrad's time over the best peer's (above 1: irgrad is slower). "
             "Every result was checked against numpy (float64) before timing; a wrong one would read WRONG.",
             "",
             *table(rows),
