@@ -2,7 +2,8 @@
 
 Before the first pass, every public function with a body is run on the reference interpreter on
 seeded random inputs; after each pass it runs again on the same inputs and the results are
-compared (float tolerances by precision, integers and NaN positions exactly). The first pass
+compared (float tolerances by precision, integers and NaN positions exactly); for a function
+that takes memrefs, what it leaves in them is compared too. The first pass
 that changes a result stops the pipeline with a diagnostic naming it: that is how a miscompile
 is found.
 
@@ -84,11 +85,19 @@ def _run(module: ModuleOp, name: str, inputs: list[object], result_types: list[A
         out_buffers.append(buffer)
         args.append(buffer)
     returned = list(run_function(module, name, args))
+    # A memref argument of the checked signature is observable: its contents after the call
+    # are results too (a pass on memref IR must not change what a function leaves in them).
+    written = [a for a, t in zip(args, arg_types) if isinstance(t, MemRefType)][: len(memref_inputs(inputs, arg_types))]
     if not out_buffers:
-        return [np.asarray(r) for r in returned]
+        return [np.asarray(r) for r in returned] + written
     buffers, scalars = iter(out_buffers), iter(returned)
     ordered = [next(buffers) if isinstance(t, TensorType) else next(scalars) for t in result_types]
-    return [np.asarray(r) for r in ordered]
+    return [np.asarray(r) for r in ordered] + written
+
+
+def memref_inputs(inputs: list[object], arg_types: list[Attribute] | tuple[Attribute, ...]) -> list[int]:
+    """Positions of the checked inputs that are memrefs."""
+    return [k for k, t in enumerate(arg_types[: len(inputs)]) if isinstance(t, MemRefType)]
 
 
 def _differs(expected: np.ndarray, actual: np.ndarray) -> str | None:

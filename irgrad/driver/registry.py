@@ -274,11 +274,14 @@ def build_pipeline(
 
 _DIALECTS["nn"] = _lazy_dialect("nn", "irgrad.dialects.nn", "NN")
 _DIALECTS["autodiff"] = _lazy_dialect("autodiff", "irgrad.dialects.autodiff", "Autodiff")
+_DIALECTS["blas"] = _lazy_dialect("blas", "irgrad.dialects.blas", "BLAS")
 
 register_pass("autodiff", lazy("irgrad.autodiff.transform", "AutodiffPass"))
 register_pass("checkpoint-chain", lazy("irgrad.autodiff.checkpoint_chain", "CheckpointChainPass"))
 register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"))
 register_pass("bufferize", lazy("irgrad.lowering.bufferize", "BufferizePass"))
+register_pass("convert-linalg-to-blas", lazy("irgrad.lowering.linalg_to_blas", "ConvertLinalgToBlasPass"))
+register_pass("convert-blas-to-llvm", lazy("irgrad.lowering.blas_to_llvm", "ConvertBlasToLLVMPass"))
 register_pass(
     "convert-linalg-to-parallel-loops",
     lazy("irgrad.lowering.linalg_to_loops", "ConvertLinalgToParallelLoopsPass"),

@@ -15,7 +15,7 @@ CPU_STEPS: list[tuple[str, str]] = [
     ("autodiff", "autodiff,canonicalize,cse,dce"),
     ("linalg", "convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
     ("bufferized", "bufferize"),
-    ("loops", "convert-linalg-to-parallel-loops"),
+    ("loops", "convert-linalg-to-blas,convert-linalg-to-parallel-loops"),
     ("llvm", "convert-to-llvm"),
 ]
 """The `irgrad-cpu` pipeline as (stage reached, passes that reach it from the previous stage).

@@ -2,13 +2,14 @@
 
 Runs, in this order:
 1. convert-scf-parallel-to-scf  (serial loops; before scf-to-cf, which rejects scf.parallel)
-2. convert-memref-to-llvm       (its strided copies are scf.for nests: before scf-to-cf)
-3. convert-scf-to-cf-with-while (scf.for/if/index_switch/while to branches)
-4. convert-arith-to-llvm
-5. convert-math-to-llvm
-6. convert-func-to-llvm         (with the packed entry wrappers)
-7. convert-cf-to-llvm
-8. reconcile-unrealized-casts   (the casts between the passes cancel out)
+2. convert-blas-to-llvm         (its memref operands become pointers like memref-to-llvm's)
+3. convert-memref-to-llvm       (its strided copies are scf.for nests: before scf-to-cf)
+4. convert-scf-to-cf-with-while (scf.for/if/index_switch/while to branches)
+5. convert-arith-to-llvm
+6. convert-math-to-llvm
+7. convert-func-to-llvm         (with the packed entry wrappers)
+8. convert-cf-to-llvm
+9. reconcile-unrealized-casts   (the casts between the passes cancel out)
 then checks the result with `assert_stage_llvm`, so a leftover op or cast is a located error
 here rather than a failure in the LLVM translation.
 """
@@ -26,6 +27,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
 from irgrad.lowering.arith_to_llvm import ConvertArithToLLVMPass
+from irgrad.lowering.blas_to_llvm import ConvertBlasToLLVMPass
 from irgrad.lowering.cf_to_llvm import ConvertCfToLLVMPass
 from irgrad.lowering.contracts import assert_stage_llvm
 from irgrad.lowering.func_to_llvm import ConvertFuncToLLVMPass
@@ -50,6 +52,7 @@ class ConvertToLLVMPass(ModulePass):
     def passes(self) -> tuple[ModulePass, ...]:
         return (
             ConvertScfParallelToScfPass(),
+            ConvertBlasToLLVMPass(),
             ConvertMemRefToLLVMPass(),
             ConvertScfToCfWithWhilePass(),
             ConvertArithToLLVMPass(),

@@ -330,7 +330,16 @@ def _optimize(
     builder.getModulePassManager().run(ref, builder)
 
 
+def _install_runtime_for(names: Sequence[str]) -> None:
+    """Define the runtime entry points code calling `names` needs (BLAS, on first use)."""
+    if any(name.startswith("irgrad_blas_") for name in names):
+        from irgrad.backends.cpu.blas import install_blas
+
+        install_blas()
+
+
 def _check_symbols(ref: llvm.ModuleRef) -> None:
+    _install_runtime_for([fn.name for fn in ref.functions if fn.is_declaration])
     for fn in ref.functions:
         if not fn.is_declaration or fn.name.startswith("llvm."):
             continue
@@ -439,6 +448,8 @@ def load_object(data: bytes, *, target: HostTarget | None = None) -> CompiledMod
     initialize()
     target = target or host_target()
     check_object(bytes(data))
+    if b"irgrad_blas_" in data:  # the symbol table names what the code calls
+        _install_runtime_for(["irgrad_blas_"])
     start = time.perf_counter()
     empty = llvm.parse_assembly("")
     empty.triple = target.triple

@@ -40,6 +40,20 @@ def reshaped_view(x: np.ndarray, shape: list[int]) -> np.ndarray:
     return view
 
 
+def poison(x: np.ndarray) -> None:
+    """Overwrite a freed buffer so a later read shows: NaN for floats, a large odd pattern for
+    integers. Generated code reading freed memory reads garbage; the interpreter reads this,
+    so `--verify-each=numeric` catches a pass that moves a read past a dealloc."""
+    if not isinstance(x, np.ndarray) or not x.flags.writeable:
+        return
+    if x.dtype.kind in "fc" or x.dtype.name == "bfloat16":
+        x.fill(np.nan)
+    elif x.dtype.kind in "iu":
+        x.fill(np.array(-0x5A5A5A5B, dtype=np.int64).astype(x.dtype))
+    elif x.dtype.kind == "b":
+        x.fill(True)
+
+
 @register_impls
 class MemRefFunctions(InterpreterFunctions):
     @numpy_impl(memref.AllocOp)
@@ -54,6 +68,7 @@ class MemRefFunctions(InterpreterFunctions):
 
     @numpy_impl(memref.DeallocOp)
     def run_dealloc(self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        poison(args[0])
         return ()
 
     @numpy_impl(memref.LoadOp)

@@ -21,6 +21,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
 from irgrad.backends.interpreter.arith import ArithFunctions
+from irgrad.backends.interpreter.blas import BlasFunctions
 from irgrad.backends.interpreter.dtypes import is_float_dtype, numpy_dtype
 from irgrad.backends.interpreter.errors import (
     InterpreterError,
@@ -58,6 +59,7 @@ FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
     NNReductionFunctions,
     NNDataMovementFunctions,
     NNLinearFunctions,
+    BlasFunctions,
 )
 
 

@@ -1,0 +1,337 @@
+"""The GEMM entry points generated code calls: `irgrad_blas_sgemm` and `irgrad_blas_dgemm`.
+
+`convert-blas-to-llvm` lowers `blas.gemm` to a call of one of these two symbols, with one
+fixed signature (row-major, i64 sizes and flags; see irgrad/lowering/blas_to_llvm.py). This
+module defines them once per process, before any such code is compiled or loaded:
+
+- BLAS: the CBLAS library numpy itself uses (numpy's wheels bundle OpenBLAS, whose symbols
+  are `scipy_cblas_sgemm64_` with 64-bit integers), found among the libraries the process has
+  loaded, next to numpy, or by name (`openblas`, `cblas`, `blas`). Sharing numpy's copy means
+  one thread pool and the thread count numpy obeys (OPENBLAS_NUM_THREADS, threadpoolctl).
+- A small shim compiled by LLVM adapts the call (row-major order, transpose enums, 32- or
+  64-bit integers) and routes what BLAS would reject (empty sizes, leading dimensions
+  below the row length, sizes a 32-bit BLAS cannot take) to the loop nest below.
+- Fallback: with no BLAS found, or `IRGRAD_BLAS=none`, both symbols are a plain loop nest
+  compiled by LLVM at O3: correct, not fast. `IRGRAD_BLAS=/path/to/libblas.so` picks a library.
+
+`blas_info()` says which was chosen, for benchmarks and bug reports.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import glob
+import os
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+CBLAS_ROW_MAJOR = 101
+CBLAS_NO_TRANS = 111
+CBLAS_TRANS = 112
+
+# (sgemm symbol, dgemm symbol, integer bits), preferred first.
+_SYMBOLS = (
+    ("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_", 64),
+    ("cblas_sgemm64_", "cblas_dgemm64_", 64),
+    ("scipy_cblas_sgemm", "scipy_cblas_dgemm", 32),
+    ("cblas_sgemm", "cblas_dgemm", 32),
+)
+_LIBRARY_NAME = re.compile(r"(openblas|mkl_rt|blis|flexiblas|cblas|libblas)[^/]*\.(so|dylib)", re.I)
+
+
+@dataclass(frozen=True)
+class BlasInfo:
+    """What `irgrad_blas_sgemm`/`dgemm` call: a library and its symbols, or the loop nest."""
+
+    library: str | None
+    sgemm: str | None
+    dgemm: str | None
+    int_bits: int | None
+    reason: str
+    """Why this one (or why no library)."""
+
+    @property
+    def uses_library(self) -> bool:
+        return self.library is not None
+
+    def describe(self) -> str:
+        if self.library is None:
+            return f"generated loops ({self.reason})"
+        return f"{os.path.basename(self.library)}: {self.sgemm}/{self.dgemm}, {self.int_bits}-bit ints"
+
+
+_info: BlasInfo | None = None
+_engine: llvm.ExecutionEngine | None = None
+_lock = threading.Lock()
+
+
+def blas_info() -> BlasInfo:
+    """The GEMM implementation this process uses (installing it on first call)."""
+    install_blas()
+    assert _info is not None
+    return _info
+
+
+def _loaded_libraries() -> list[str]:
+    """Paths of BLAS-looking shared libraries this process has mapped (Linux)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "/" in line}
+    except OSError:
+        return []
+    return sorted(p for p in paths if _LIBRARY_NAME.search(os.path.basename(p)))
+
+
+def _numpy_libraries() -> list[str]:
+    """BLAS libraries shipped inside numpy's wheel (numpy.libs on Linux, .dylibs on macOS)."""
+    import numpy
+
+    base = os.path.dirname(numpy.__file__)
+    found: list[str] = []
+    for pattern in ("../numpy.libs/*", ".dylibs/*", "../numpy/.dylibs/*"):
+        found += [p for p in glob.glob(os.path.join(base, pattern)) if _LIBRARY_NAME.search(os.path.basename(p))]
+    return sorted(found)
+
+
+def _candidates() -> Iterator[str]:
+    """Library paths to try, most likely first; `find_library` (which may run ldconfig or a
+    compiler, tens of milliseconds) only when numpy's own BLAS was not found."""
+    import numpy  # noqa: F401  (numpy's BLAS is then among the loaded libraries)
+
+    seen: set[str] = set()
+    for path in _loaded_libraries() + _numpy_libraries():
+        if path not in seen:
+            seen.add(path)
+            yield path
+    for name in ("openblas", "cblas", "blas"):
+        path = ctypes.util.find_library(name)
+        if path and path not in seen:
+            seen.add(path)
+            yield path
+
+
+def _resolve(path: str) -> tuple[int, int, str, str, int] | None:
+    try:
+        library = ctypes.CDLL(path)
+    except OSError:
+        return None
+    for sgemm, dgemm, bits in _SYMBOLS:
+        try:
+            s = ctypes.cast(getattr(library, sgemm), ctypes.c_void_p).value
+            d = ctypes.cast(getattr(library, dgemm), ctypes.c_void_p).value
+        except AttributeError:
+            continue
+        if s and d:
+            return s, d, sgemm, dgemm, bits
+    return None
+
+
+# The shim: one entry point per precision, the fixed signature generated code calls. It takes
+# the library's path when the arguments are ones BLAS accepts, the loop nest otherwise.
+_ENTRY = """
+define void @irgrad_blas_{p}gemm(i64 %ta, i64 %tb, i64 %m, i64 %n, i64 %k, {T} %alpha, ptr %a,
+                                 i64 %lda, ptr %b, i64 %ldb, {T} %beta, ptr %c, i64 %ldc) {{
+entry:
+  %ta1 = icmp ne i64 %ta, 0
+  %tb1 = icmp ne i64 %tb, 0
+  %cols_a = select i1 %ta1, i64 %m, i64 %k
+  %cols_b = select i1 %tb1, i64 %k, i64 %n
+  %ca1 = call i64 @llvm.smax.i64(i64 %cols_a, i64 1)
+  %cb1 = call i64 @llvm.smax.i64(i64 %cols_b, i64 1)
+  %cc1 = call i64 @llvm.smax.i64(i64 %n, i64 1)
+  %bad_a = icmp slt i64 %lda, %ca1
+  %bad_b = icmp slt i64 %ldb, %cb1
+  %bad_c = icmp slt i64 %ldc, %cc1
+  %m0 = icmp sle i64 %m, 0
+  %n0 = icmp sle i64 %n, 0
+  %k0 = icmp sle i64 %k, 0
+  %big = call i64 @llvm.smax.i64(i64 %m, i64 %n)
+  %big2 = call i64 @llvm.smax.i64(i64 %big, i64 %k)
+  %big3 = call i64 @llvm.smax.i64(i64 %big2, i64 %lda)
+  %big4 = call i64 @llvm.smax.i64(i64 %big3, i64 %ldb)
+  %big5 = call i64 @llvm.smax.i64(i64 %big4, i64 %ldc)
+  %too_big = icmp sgt i64 %big5, {int_max}
+  %e1 = or i1 %bad_a, %bad_b
+  %e2 = or i1 %e1, %bad_c
+  %e3 = or i1 %e2, %m0
+  %e4 = or i1 %e3, %n0
+  %e5 = or i1 %e4, %k0
+  %e6 = or i1 %e5, %too_big
+  %e7 = or i1 %e6, {no_library}
+  br i1 %e7, label %loops, label %library
+loops:
+  call void @_irgrad_loops_{p}gemm(i1 %ta1, i1 %tb1, i64 %m, i64 %n, i64 %k, {T} %alpha, ptr %a,
+                                   i64 %lda, ptr %b, i64 %ldb, {T} %beta, ptr %c, i64 %ldc)
+  ret void
+library:
+{library_call}
+  ret void
+}}
+"""
+
+_LIBRARY_CALL = """
+  %tra = select i1 %ta1, i32 {trans}, i32 {no_trans}
+  %trb = select i1 %tb1, i32 {trans}, i32 {no_trans}
+  %im = {cast} i64 %m to {I}
+  %in = {cast} i64 %n to {I}
+  %ik = {cast} i64 %k to {I}
+  %ilda = {cast} i64 %lda to {I}
+  %ildb = {cast} i64 %ldb to {I}
+  %ildc = {cast} i64 %ldc to {I}
+  call void @_irgrad_rt_cblas_{p}gemm(i32 {row_major}, i32 %tra, i32 %trb, {I} %im, {I} %in, {I} %ik,
+        {T} %alpha, ptr %a, {I} %ilda, ptr %b, {I} %ildb, {T} %beta, ptr %c, {I} %ildc)"""
+
+# C = alpha * op(A) @ op(B) + beta * C, one dot product per element; C is not read when beta
+# is 0 (BLAS's rule, so an uninitialized C cannot leak a NaN).
+_LOOPS = """
+define internal void @_irgrad_loops_{p}gemm(i1 %ta, i1 %tb, i64 %m, i64 %n, i64 %k, {T} %alpha,
+        ptr %a, i64 %lda, ptr %b, i64 %ldb, {T} %beta, ptr %c, i64 %ldc) {{
+entry:
+  %beta0 = fcmp oeq {T} %beta, 0.0
+  br label %i.cond
+i.cond:
+  %i = phi i64 [0, %entry], [%i.next, %j.exit]
+  %i.in = icmp slt i64 %i, %m
+  br i1 %i.in, label %j.cond, label %exit
+j.cond:
+  %j = phi i64 [0, %i.cond], [%j.next, %j.latch]
+  %j.in = icmp slt i64 %j, %n
+  br i1 %j.in, label %k.cond, label %j.exit
+k.cond:
+  %p = phi i64 [0, %j.cond], [%p.next, %k.body]
+  %acc = phi {T} [0.0, %j.cond], [%acc.next, %k.body]
+  %p.in = icmp slt i64 %p, %k
+  br i1 %p.in, label %k.body, label %k.exit
+k.body:
+  %pa = mul i64 %p, %lda
+  %ia = mul i64 %i, %lda
+  %a.t = add i64 %pa, %i
+  %a.n = add i64 %ia, %p
+  %a.idx = select i1 %ta, i64 %a.t, i64 %a.n
+  %jb = mul i64 %j, %ldb
+  %pb = mul i64 %p, %ldb
+  %b.t = add i64 %jb, %p
+  %b.n = add i64 %pb, %j
+  %b.idx = select i1 %tb, i64 %b.t, i64 %b.n
+  %a.ptr = getelementptr {T}, ptr %a, i64 %a.idx
+  %b.ptr = getelementptr {T}, ptr %b, i64 %b.idx
+  %av = load {T}, ptr %a.ptr
+  %bv = load {T}, ptr %b.ptr
+  %prod = fmul {T} %av, %bv
+  %acc.next = fadd {T} %acc, %prod
+  %p.next = add i64 %p, 1
+  br label %k.cond
+k.exit:
+  %ic = mul i64 %i, %ldc
+  %c.idx = add i64 %ic, %j
+  %c.ptr = getelementptr {T}, ptr %c, i64 %c.idx
+  %scaled = fmul {T} %alpha, %acc
+  br i1 %beta0, label %store, label %accumulate
+accumulate:
+  %old = load {T}, ptr %c.ptr
+  %old.scaled = fmul {T} %beta, %old
+  %sum = fadd {T} %old.scaled, %scaled
+  store {T} %sum, ptr %c.ptr
+  br label %j.latch
+store:
+  store {T} %scaled, ptr %c.ptr
+  br label %j.latch
+j.latch:
+  %j.next = add i64 %j, 1
+  br label %j.cond
+j.exit:
+  %i.next = add i64 %i, 1
+  br label %i.cond
+exit:
+  ret void
+}}
+"""
+
+
+def _shim_ir(bits: int | None) -> str:
+    parts = ["declare i64 @llvm.smax.i64(i64, i64)"]
+    for p, t in (("s", "float"), ("d", "double")):
+        parts.append(_LOOPS.format(p=p, T=t))
+        if bits is None:
+            library_call = ""
+            no_library = "true"
+        else:
+            ity = f"i{bits}"
+            parts.append(
+                f"declare void @_irgrad_rt_cblas_{p}gemm(i32, i32, i32, {ity}, {ity}, {ity}, {t}, ptr, "
+                f"{ity}, ptr, {ity}, {t}, ptr, {ity})"
+            )
+            library_call = _LIBRARY_CALL.format(
+                p=p, T=t, I=ity, cast="trunc" if bits < 64 else "bitcast", trans=CBLAS_TRANS, no_trans=CBLAS_NO_TRANS, row_major=CBLAS_ROW_MAJOR
+            )
+            no_library = "false"
+        int_max = (1 << (bits - 1)) - 1 if bits else (1 << 62)
+        parts.append(
+            _ENTRY.format(p=p, T=t, int_max=int_max, no_library=no_library, library_call=library_call)
+        )
+    return "\n".join(parts)
+
+
+def _choose() -> tuple[BlasInfo, tuple[int, int] | None]:
+    setting = os.environ.get("IRGRAD_BLAS", "").strip()
+    if setting.lower() in ("none", "off", "0", "loops"):
+        return BlasInfo(None, None, None, None, "IRGRAD_BLAS=" + setting), None
+    paths: Iterator[str] = iter([setting]) if setting else _candidates()
+    for path in paths:
+        found = _resolve(path)
+        if found is not None:
+            s, d, sname, dname, bits = found
+            how = "IRGRAD_BLAS" if setting else "numpy's BLAS" if "numpy" in path else "found by name"
+            return BlasInfo(path, sname, dname, bits, how), (s, d)
+    reason = f"IRGRAD_BLAS={setting} has no CBLAS sgemm/dgemm" if setting else "no CBLAS library found"
+    return BlasInfo(None, None, None, None, reason), None
+
+
+def install_blas() -> None:
+    """Define `irgrad_blas_sgemm`/`dgemm` for LLVM's symbol resolution (once per process).
+
+    """
+    if _info is not None:
+        return
+    from irgrad.backends.cpu.jit import initialize
+
+    initialize()
+    with _lock:
+        if _info is None:
+            _install()
+
+
+def _install() -> None:
+    global _info, _engine
+    info, addresses = _choose()
+    if addresses is not None:
+        llvm.add_symbol("_irgrad_rt_cblas_sgemm", addresses[0])
+        llvm.add_symbol("_irgrad_rt_cblas_dgemm", addresses[1])
+    module = llvm.parse_assembly(_shim_ir(info.int_bits))
+    module.verify()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    # With a library the loops only take the edge cases: optimize lightly (about 30 ms instead
+    # of 200 ms, which a process loading cached code would otherwise pay on its first call).
+    level = 2 if info.uses_library else 3
+    tm = target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=level, reloc="pic"
+    )
+    tuning = llvm.create_pipeline_tuning_options(speed_level=level)
+    vectorize = not info.uses_library
+    tuning.loop_vectorization = tuning.slp_vectorization = tuning.loop_unrolling = vectorize
+    builder = llvm.create_pass_builder(tm, tuning)
+    builder.getModulePassManager().run(module, builder)
+    engine = llvm.create_mcjit_compiler(module, tm)
+    engine.finalize_object()
+    for name in ("irgrad_blas_sgemm", "irgrad_blas_dgemm"):
+        llvm.add_symbol(name, engine.get_function_address(name))
+    _engine = engine
+    _info = info
+    if os.environ.get("IRGRAD_BLAS_VERBOSE"):
+        print(f"irgrad: GEMM through {info.describe()}", file=sys.stderr)

@@ -1,0 +1,30 @@
+"""`blas` on numpy arrays: `blas.gemm` as numpy's own matmul (a BLAS call in the element dtype).
+
+The C buffer is written in place, as the op's contract says; with `beta = 0` its old contents
+are never read, so a NaN left in an uninitialized buffer cannot leak into the result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, register_impls
+
+from irgrad.backends.interpreter.values import numpy_impl
+from irgrad.dialects import blas
+
+
+@register_impls
+class BlasFunctions(InterpreterFunctions):
+    @numpy_impl(blas.GemmOp)
+    def run_gemm(self, interpreter: Interpreter, op: blas.GemmOp, args: PythonValues):
+        a, b, c = args
+        a = a.T if op.transpose_a else a
+        b = b.T if op.transpose_b else b
+        product = np.matmul(a, b)
+        alpha, beta = op.alpha_value, op.beta_value
+        if alpha != 1.0:
+            product = product * c.dtype.type(alpha)
+        if beta != 0.0:
+            product = product + c * c.dtype.type(beta)
+        c[...] = product
+        return ()

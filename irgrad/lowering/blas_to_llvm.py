@@ -1,0 +1,80 @@
+"""`convert-blas-to-llvm`: `blas.gemm` to a call of the runtime's GEMM entry point.
+
+Input invariant: `blas.gemm` on memrefs the op's verifier accepts (2-D, static shapes, unit
+stride in the last dimension).
+Output IR: `llvm.call @irgrad_blas_sgemm` (f32) or `@irgrad_blas_dgemm` (f64), declared in
+the module, with the row-major BLAS arguments
+
+    (i64 transpose_a, i64 transpose_b, i64 m, i64 n, i64 k, alpha, ptr a, i64 lda,
+     ptr b, i64 ldb, beta, ptr c, i64 ldc)
+
+where alpha and beta have the element type, a transpose flag is 0 or 1, and the leading
+dimensions are the memrefs' first strides. Memref operands reach it as bare pointers
+through unrealized casts, as in convert-memref-to-llvm, so run this pass before that one.
+The CPU runtime (irgrad/backends/cpu/blas.py) defines both symbols, in every process that
+loads such code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Float32Type, FloatAttr, MemRefType, ModuleOp
+from xdsl.ir import Attribute
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from irgrad.dialects.blas import GemmOp, unit_strides_last
+from irgrad.lowering.llvm_common import LLVMBuilder, apply_conversion, check_no_ops_left
+
+SGEMM = "irgrad_blas_sgemm"
+DGEMM = "irgrad_blas_dgemm"
+
+
+class GemmLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GemmOp, rewriter: PatternRewriter):
+        b = LLVMBuilder(rewriter, op)
+        a_t, b_t, c_t = (cast(MemRefType[Attribute], v.type) for v in (op.a, op.b, op.c))
+        element = c_t.get_element_type()
+        m, n, k = op.sizes()
+
+        def leading(t: MemRefType[Attribute]) -> int:
+            strides = unit_strides_last(t)
+            assert strides is not None  # the verifier checked
+            return max(strides[0], 1)
+
+        args = [
+            b.const_int(1 if op.transpose_a else 0),
+            b.const_int(1 if op.transpose_b else 0),
+            b.const_int(m),
+            b.const_int(n),
+            b.const_int(k),
+            b.constant(FloatAttr(op.alpha_value, element), element),
+            b.operand(op.a),
+            b.const_int(leading(a_t)),
+            b.operand(op.b),
+            b.const_int(leading(b_t)),
+            b.constant(FloatAttr(op.beta_value, element), element),
+            b.operand(op.c),
+            b.const_int(leading(c_t)),
+        ]
+        b.call(SGEMM if isinstance(element, Float32Type) else DGEMM, args, None)
+        rewriter.erase(op)
+
+
+@dataclass(frozen=True)
+class ConvertBlasToLLVMPass(ModulePass):
+    """Lower blas.gemm to calls of the runtime's irgrad_blas_sgemm / irgrad_blas_dgemm.
+
+    Input invariant: verified blas ops on memrefs. Output IR: llvm.call ops and their
+    declarations; memref operands through unrealized casts to !llvm.ptr.
+    """
+
+    name = "convert-blas-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        apply_conversion(op, [GemmLowering()])
+        check_no_ops_left(op, "blas", self.name)

@@ -1,0 +1,27 @@
+// RUN: irgrad-opt %s | filecheck %s
+// RUN: irgrad-opt %s | irgrad-opt | filecheck %s
+// RUN: irgrad-opt %s --print-op-generic | irgrad-opt | filecheck %s
+
+// blas.gemm round-trips in its custom form (properties in the attribute dictionary) and in
+// the generic form, with and without transposes, f32 and f64, and row slices (strided).
+
+// CHECK-LABEL: func.func @plain
+// CHECK: blas.gemm %a, %b, %c {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64} : memref<4x3xf32>, memref<3x5xf32>, memref<4x5xf32>
+func.func @plain(%a: memref<4x3xf32>, %b: memref<3x5xf32>, %c: memref<4x5xf32>) {
+  blas.gemm %a, %b, %c {alpha = 1.0 : f64, beta = 0.0 : f64} : memref<4x3xf32>, memref<3x5xf32>, memref<4x5xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @transposed
+// CHECK: blas.gemm %a, %b, %c {transpose_a, transpose_b, alpha = 2.000000e+00 : f64, beta = 1.000000e+00 : f64} : memref<3x4xf64>, memref<5x3xf64>, memref<4x5xf64>
+func.func @transposed(%a: memref<3x4xf64>, %b: memref<5x3xf64>, %c: memref<4x5xf64>) {
+  blas.gemm %a, %b, %c {transpose_a, transpose_b, alpha = 2.0 : f64, beta = 1.0 : f64} : memref<3x4xf64>, memref<5x3xf64>, memref<4x5xf64>
+  func.return
+}
+
+// CHECK-LABEL: func.func @row_slice
+// CHECK: blas.gemm %a, %b, %c {{.*}} : memref<4x3xf32, strided<[8, 1], offset: 2>>, memref<3x5xf32>, memref<4x5xf32>
+func.func @row_slice(%a: memref<4x3xf32, strided<[8, 1], offset: 2>>, %b: memref<3x5xf32>, %c: memref<4x5xf32>) {
+  blas.gemm %a, %b, %c {alpha = 1.0 : f64, beta = 0.0 : f64} : memref<4x3xf32, strided<[8, 1], offset: 2>>, memref<3x5xf32>, memref<4x5xf32>
+  func.return
+}

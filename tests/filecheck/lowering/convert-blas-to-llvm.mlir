@@ -1,0 +1,39 @@
+// RUN: irgrad-opt -p convert-blas-to-llvm %s | filecheck %s
+// RUN: irgrad-opt -p convert-linalg-to-blas,convert-to-llvm %s -t llvm | filecheck %s --check-prefix=LLVM
+
+// blas.gemm becomes a call of the runtime's entry point with the row-major BLAS arguments
+// (transpose flags, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); the leading dimensions
+// are the memrefs' first strides, so a row slice passes its parent's row length.
+
+// CHECK-LABEL: func.func @sgemm
+// CHECK-DAG:   %[[ONE:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-DAG:   %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-DAG:   %[[M:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-DAG:   %[[N:.*]] = llvm.mlir.constant(5) : i64
+// CHECK-DAG:   %[[K:.*]] = llvm.mlir.constant(3) : i64
+// CHECK-DAG:   %[[LDA:.*]] = llvm.mlir.constant(8) : i64
+// CHECK-DAG:   %[[ALPHA:.*]] = llvm.mlir.constant(2.000000e+00 : f32) : f32
+// CHECK-DAG:   %[[BETA:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK:       llvm.call @irgrad_blas_sgemm(%[[ZERO]], %[[ONE]], %[[M]], %[[N]], %[[K]], %[[ALPHA]], %{{.*}}, %[[LDA]], %{{.*}}, %[[K]], %[[BETA]], %{{.*}}, %[[N]]) : (i64, i64, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> ()
+func.func @sgemm(%a: memref<4x3xf32, strided<[8, 1], offset: 2>>, %b: memref<5x3xf32>, %c: memref<4x5xf32>) {
+  blas.gemm %a, %b, %c {transpose_b, alpha = 2.0 : f64, beta = 0.0 : f64} : memref<4x3xf32, strided<[8, 1], offset: 2>>, memref<5x3xf32>, memref<4x5xf32>
+  func.return
+}
+
+// f64 calls the dgemm entry point, alpha and beta as doubles.
+// CHECK-LABEL: func.func @dgemm
+// CHECK:       llvm.call @irgrad_blas_dgemm({{.*}}) : (i64, i64, i64, i64, i64, f64, !llvm.ptr, i64, !llvm.ptr, i64, f64, !llvm.ptr, i64) -> ()
+func.func @dgemm(%a: memref<3x4xf64>, %b: memref<3x5xf64>, %c: memref<4x5xf64>) {
+  blas.gemm %a, %b, %c {transpose_a, alpha = 1.0 : f64, beta = 1.0 : f64} : memref<3x4xf64>, memref<3x5xf64>, memref<4x5xf64>
+  func.return
+}
+
+// One external declaration per entry point.
+// CHECK: llvm.func @irgrad_blas_sgemm(i64, i64, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
+// CHECK: llvm.func @irgrad_blas_dgemm(i64, i64, i64, i64, i64, f64, !llvm.ptr, i64, !llvm.ptr, i64, f64, !llvm.ptr, i64)
+
+// Through the whole CPU lowering to LLVM IR: a declaration and a call, nothing else of BLAS.
+// LLVM: call ccc void @"irgrad_blas_sgemm"(i64 0, i64 1, i64 4, i64 5, i64 3, float 0x4000000000000000, ptr %{{.*}}, i64 8, ptr %{{.*}}, i64 3, float {{ *}}0x0, ptr %{{.*}}, i64 5)
+// LLVM: call ccc void @"irgrad_blas_dgemm"(i64 1, i64 0, i64 4, i64 5, i64 3, double 0x3ff0000000000000,
+// LLVM: declare void @"irgrad_blas_sgemm"(i64
+// LLVM: declare void @"irgrad_blas_dgemm"(i64

@@ -1,0 +1,134 @@
+// RUN: irgrad-opt -p convert-linalg-to-blas %s | filecheck %s
+// RUN: irgrad-opt -p convert-linalg-to-blas --verify-each=numeric %s > /dev/null
+
+// The zero fill bufferization puts before a matmul becomes beta = 0 and goes away, with its
+// constant.
+// CHECK-LABEL: func.func @plain
+// CHECK-NEXT:    blas.gemm %a, %b, %c {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64} : memref<32x48xf32>, memref<48x40xf32>, memref<32x40xf32>
+// CHECK-NEXT:    func.return
+func.func @plain(%a: memref<32x48xf32>, %b: memref<48x40xf32>, %c: memref<32x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x40xf32>)
+  linalg.matmul ins(%a, %b : memref<32x48xf32>, memref<48x40xf32>) outs(%c : memref<32x40xf32>)
+  func.return
+}
+
+// Without the fill, the matmul accumulates into C: beta = 1.
+// CHECK-LABEL: func.func @accumulate
+// CHECK-NEXT:    blas.gemm %a, %b, %c {alpha = 1.000000e+00 : f64, beta = 1.000000e+00 : f64} : memref<32x48xf64>, memref<48x40xf64>, memref<32x40xf64>
+func.func @accumulate(%a: memref<32x48xf64>, %b: memref<48x40xf64>, %c: memref<32x40xf64>) {
+  linalg.matmul ins(%a, %b : memref<32x48xf64>, memref<48x40xf64>) outs(%c : memref<32x40xf64>)
+  func.return
+}
+
+// x^T @ dy, as the backward pass of a dense layer has it: the transposed copy of x becomes
+// the transpose_a flag; the copy, its buffer and its dealloc go; the dealloc of x that came
+// between the copy and the matmul moves after the gemm, which now reads x.
+// CHECK-LABEL: func.func @weight_gradient
+// CHECK:         %x = memref.alloc() : memref<48x32xf32>
+// CHECK-NEXT:    linalg.generic
+// CHECK:         blas.gemm %x, %dy, %dw {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, transpose_a} : memref<48x32xf32>, memref<48x40xf32>, memref<32x40xf32>
+// CHECK-NEXT:    memref.dealloc %x : memref<48x32xf32>
+// CHECK-NEXT:    func.return
+// CHECK-NOT:     memref.alloc() : memref<32x48xf32>
+func.func @weight_gradient(%x0: memref<48x32xf32>, %dy: memref<48x40xf32>, %dw: memref<32x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %x = memref.alloc() : memref<48x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x0 : memref<48x32xf32>) outs(%x : memref<48x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  }
+  %xt = memref.alloc() : memref<32x48xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<48x32xf32>) outs(%xt : memref<32x48xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %x : memref<48x32xf32>
+  linalg.fill ins(%zero : f32) outs(%dw : memref<32x40xf32>)
+  linalg.matmul ins(%xt, %dy : memref<32x48xf32>, memref<48x40xf32>) outs(%dw : memref<32x40xf32>)
+  memref.dealloc %xt : memref<32x48xf32>
+  func.return
+}
+
+// dy @ W^T: the transpose_b flag.
+// CHECK-LABEL: func.func @input_gradient
+// CHECK-NEXT:    blas.gemm %dy, %w, %dx {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, transpose_b} : memref<32x40xf32>, memref<48x40xf32>, memref<32x48xf32>
+// CHECK-NEXT:    func.return
+func.func @input_gradient(%dy: memref<32x40xf32>, %w: memref<48x40xf32>, %dx: memref<32x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %wt = memref.alloc() : memref<40x48xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : memref<48x40xf32>) outs(%wt : memref<40x48xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%dx : memref<32x48xf32>)
+  linalg.matmul ins(%dy, %wt : memref<32x40xf32>, memref<40x48xf32>) outs(%dx : memref<32x48xf32>)
+  memref.dealloc %wt : memref<40x48xf32>
+  func.return
+}
+
+// Negative cases: each stays as it was.
+
+// A source written between its transposed copy and the matmul: the copy is a snapshot, so
+// it must stay.
+// CHECK-LABEL: func.func @source_written
+// CHECK:         linalg.generic
+// CHECK:         linalg.fill ins(%one : f32) outs(%w : memref<48x40xf32>)
+// CHECK:         blas.gemm %dy, %wt, %dx {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64} : memref<32x40xf32>, memref<40x48xf32>, memref<32x48xf32>
+func.func @source_written(%dy: memref<32x40xf32>, %w: memref<48x40xf32>, %dx: memref<32x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %wt = memref.alloc() : memref<40x48xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : memref<48x40xf32>) outs(%wt : memref<40x48xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%one : f32) outs(%w : memref<48x40xf32>)
+  linalg.fill ins(%zero : f32) outs(%dx : memref<32x48xf32>)
+  linalg.matmul ins(%dy, %wt : memref<32x40xf32>, memref<40x48xf32>) outs(%dx : memref<32x48xf32>)
+  memref.dealloc %wt : memref<40x48xf32>
+  func.return
+}
+
+// The output read between its zero fill and the matmul: the fill stays, beta = 1.
+// CHECK-LABEL: func.func @output_read_after_fill
+// CHECK:         linalg.fill ins(%zero : f32) outs(%c : memref<32x40xf32>)
+// CHECK-NEXT:    "memref.copy"(%c, %snapshot)
+// CHECK-NEXT:    blas.gemm %a, %b, %c {alpha = 1.000000e+00 : f64, beta = 1.000000e+00 : f64}
+func.func @output_read_after_fill(%a: memref<32x48xf32>, %b: memref<48x40xf32>, %c: memref<32x40xf32>, %snapshot: memref<32x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x40xf32>)
+  "memref.copy"(%c, %snapshot) : (memref<32x40xf32>, memref<32x40xf32>) -> ()
+  linalg.matmul ins(%a, %b : memref<32x48xf32>, memref<48x40xf32>) outs(%c : memref<32x40xf32>)
+  func.return
+}
+
+// A fill of another value: kept, beta = 1.
+// CHECK-LABEL: func.func @nonzero_fill
+// CHECK:         linalg.fill ins(%two : f32) outs(%c : memref<32x40xf32>)
+// CHECK-NEXT:    blas.gemm %a, %b, %c {alpha = 1.000000e+00 : f64, beta = 1.000000e+00 : f64}
+func.func @nonzero_fill(%a: memref<32x48xf32>, %b: memref<48x40xf32>, %c: memref<32x40xf32>) {
+  %two = arith.constant 2.0 : f32
+  linalg.fill ins(%two : f32) outs(%c : memref<32x40xf32>)
+  linalg.matmul ins(%a, %b : memref<32x48xf32>, memref<48x40xf32>) outs(%c : memref<32x40xf32>)
+  func.return
+}
+
+// Integers have no BLAS: the loops lower them.
+// CHECK-LABEL: func.func @integers
+// CHECK:         linalg.matmul
+// CHECK-NOT:     blas.gemm
+func.func @integers(%a: memref<32x48xi32>, %b: memref<48x40xi32>, %c: memref<32x40xi32>) {
+  linalg.matmul ins(%a, %b : memref<32x48xi32>, memref<48x40xi32>) outs(%c : memref<32x40xi32>)
+  func.return
+}
+
+// Below min-flops (2 * 4 * 5 * 3 = 120 < 32768) the loop nest is faster than a call.
+// CHECK-LABEL: func.func @small
+// CHECK:         linalg.matmul
+// CHECK-NOT:     blas.gemm
+func.func @small(%a: memref<4x3xf32>, %b: memref<3x5xf32>, %c: memref<4x5xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x3xf32>, memref<3x5xf32>) outs(%c : memref<4x5xf32>)
+  func.return
+}
