@@ -97,6 +97,15 @@ def main() -> None:
     emit("threadpools", info)
     for pool in info:
         print("threadpoolctl: " + ", ".join(f"{k}={v}" for k, v in pool.items()))
+    try:
+        from irgrad.backends.cpu.blas import blas_info
+        from irgrad.backends.cpu.threads import pool_threads
+
+        runtime = f"GEMMs through {blas_info().describe()}; parallel loops on {pool_threads()} threads"
+    except Exception as err:  # irgrad not importable: say so in the table
+        runtime = f"unknown ({type(err).__name__}: {err})"
+    emit("irgrad_runtime", runtime)
+    print("irgrad runtime: " + runtime)
 
 
 if __name__ == "__main__":

@@ -287,6 +287,8 @@ def limits_lines(limits: dict[str, Any]) -> list[str]:
         lines.append(f"- numpy SGEMM: best {fmt(s['best'])} GFLOP/s (medians {by_n})")
     for pool in limits.get("threadpools", []):
         lines.append("- threadpoolctl: " + ", ".join(f"{k}={v}" for k, v in pool.items()))
+    if "irgrad_runtime" in limits:
+        lines.append(f"- irgrad runtime: {limits['irgrad_runtime']}")
     for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         if var in limits:
             lines.append(f"- {var}: {limits[var] if limits[var] is not None else 'unset'}")

@@ -31,6 +31,8 @@ class _Case:
     inputs: list[object]
     result_types: list[Attribute]
     outputs: list[np.ndarray]
+    memref_positions: list[int]
+    """Inputs that were memrefs in the baseline signature: their final contents count."""
 
 
 def _public_functions(module: ModuleOp) -> dict[str, func.FuncOp]:
@@ -68,7 +70,13 @@ def _random_value(t: Attribute, rng: np.random.Generator) -> object | None:
     return array if shape or isinstance(t, (TensorType, MemRefType)) else array[()]
 
 
-def _run(module: ModuleOp, name: str, inputs: list[object], result_types: list[Attribute]) -> list[np.ndarray]:
+def _run(
+    module: ModuleOp,
+    name: str,
+    inputs: list[object],
+    result_types: list[Attribute],
+    memref_positions: list[int],
+) -> list[np.ndarray]:
     """Runs `@name` on `inputs` and returns its results in the original signature's order.
 
     After `bufferize`, tensor results are trailing memref out-parameters (in result order) and
@@ -87,17 +95,12 @@ def _run(module: ModuleOp, name: str, inputs: list[object], result_types: list[A
     returned = list(run_function(module, name, args))
     # A memref argument of the checked signature is observable: its contents after the call
     # are results too (a pass on memref IR must not change what a function leaves in them).
-    written = [a for a, t in zip(args, arg_types) if isinstance(t, MemRefType)][: len(memref_inputs(inputs, arg_types))]
+    written = [args[k] for k in memref_positions]
     if not out_buffers:
         return [np.asarray(r) for r in returned] + written
     buffers, scalars = iter(out_buffers), iter(returned)
     ordered = [next(buffers) if isinstance(t, TensorType) else next(scalars) for t in result_types]
     return [np.asarray(r) for r in ordered] + written
-
-
-def memref_inputs(inputs: list[object], arg_types: list[Attribute] | tuple[Attribute, ...]) -> list[int]:
-    """Positions of the checked inputs that are memrefs."""
-    return [k for k, t in enumerate(arg_types[: len(inputs)]) if isinstance(t, MemRefType)]
 
 
 def _differs(expected: np.ndarray, actual: np.ndarray) -> str | None:
@@ -135,8 +138,9 @@ class NumericChecker:
             if any(x is None for x in inputs):
                 continue
             result_types = list(fn.function_type.outputs.data)
-            outputs = _run(module, name, inputs, result_types)
-            self.cases[name] = _Case(inputs, result_types, outputs)
+            positions = [k for k, t in enumerate(fn.function_type.inputs.data) if isinstance(t, MemRefType)]
+            outputs = _run(module, name, inputs, result_types, positions)
+            self.cases[name] = _Case(inputs, result_types, outputs, positions)
 
     def check(self, module: ModuleOp, pass_name: str) -> None:
         functions = _public_functions(module)
@@ -144,7 +148,7 @@ class NumericChecker:
             if name not in functions:
                 raise PassError(f"--verify-each=numeric: pass '{pass_name}' removed function @{name}")
             try:
-                outputs = _run(module, name, case.inputs, case.result_types)
+                outputs = _run(module, name, case.inputs, case.result_types, case.memref_positions)
             except Exception as err:  # the program no longer runs: that is the pass's doing
                 raise PassError(
                     f"--verify-each=numeric: after pass '{pass_name}', @{name} no longer runs on "

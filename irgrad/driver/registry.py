@@ -278,6 +278,7 @@ _DIALECTS["blas"] = _lazy_dialect("blas", "irgrad.dialects.blas", "BLAS")
 
 register_pass("autodiff", lazy("irgrad.autodiff.transform", "AutodiffPass"))
 register_pass("checkpoint-chain", lazy("irgrad.autodiff.checkpoint_chain", "CheckpointChainPass"))
+register_pass("symbol-dce", lazy("irgrad.transforms.symbol_dce", "SymbolDCEPass"))
 register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"))
 register_pass("bufferize", lazy("irgrad.lowering.bufferize", "BufferizePass"))
 register_pass("convert-linalg-to-blas", lazy("irgrad.lowering.linalg_to_blas", "ConvertLinalgToBlasPass"))
@@ -289,6 +290,10 @@ register_pass(
 register_pass(
     "convert-scf-parallel-to-scf",
     lazy("irgrad.lowering.scf_parallel_to_scf", "ConvertScfParallelToScfPass"),
+)
+register_pass(
+    "convert-scf-parallel-to-threads",
+    lazy("irgrad.lowering.scf_parallel_to_threads", "ConvertScfParallelToThreadsPass"),
 )
 register_pass(
     "convert-scf-to-cf-with-while",

@@ -2,8 +2,10 @@
 
 The cache key is the signature: the pytree structure, each leaf's shape and dtype, and the
 values of static arguments. A call with a new signature traces a new specialization. The
-`interp` backend runs the reference interpreter, `cpu` compiles with LLVM, `gpu` emits PTX and
-runs it through pycuda (a clear error where there is no CUDA driver or device).
+`cpu` backend (the default, as `jax.jit` compiles) lowers to LLVM and runs machine code,
+`interp` runs the reference interpreter (slow, exact: the oracle the others are tested
+against), `gpu` emits PTX and runs it through pycuda (a clear error where there is no CUDA
+driver or device). `$IRGRAD_BACKEND` changes the default.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ from irgrad.frontend.stages import Compiled, Lowered
 from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, current_frame, function_name, trace
 
 BACKENDS = ("interp", "cpu", "gpu")
+
+
+def default_backend() -> str:
+    """`$IRGRAD_BACKEND` if set (one of BACKENDS), else "cpu"."""
+    return os.environ.get("IRGRAD_BACKEND", "").strip() or "cpu"
 
 
 class Jitted:
@@ -268,8 +275,17 @@ def _to_disk_cache(program: Program, compiled: Compiled) -> None:
         cache.store(_disk_key(program), compiled.object_code())
 
 
-def jit(fn: Callable[..., Any] | None = None, *, backend: str = "interp", static_argnums: int | Sequence[int] = ()) -> Any:
-    """Compile `fn` per input signature; usable as `@ig.jit` or `ig.jit(fn, backend=...)`."""
+def jit(
+    fn: Callable[..., Any] | None = None,
+    *,
+    backend: str | None = None,
+    static_argnums: int | Sequence[int] = (),
+) -> Any:
+    """Compile `fn` per input signature; usable as `@ig.jit` or `ig.jit(fn, backend=...)`.
+
+    `backend`: "cpu" (default; `$IRGRAD_BACKEND` overrides), "interp" or "gpu".
+    """
+    backend = backend or default_backend()
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     if fn is None:
         return lambda f: Jitted(f, backend, nums)

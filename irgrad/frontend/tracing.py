@@ -214,12 +214,20 @@ class FunctionFrame:
         return Tracer(value, self, self.scopes[-1])
 
     def finish(self, results: Sequence[Tracer]) -> func.FuncOp:
-        """Closes the function with `func.return` and adds it to the module."""
+        """Closes the function with `func.return` and adds it to the module.
+
+        Only the program's entry (a frame without parent) is public: a child function is
+        reached through the op that traced it (autodiff.grad, custom_vjp, ...), so once the
+        autodiff pass has replaced that op, `symbol-dce` may drop it instead of compiling it.
+        """
         ret = func.ReturnOp(*[r.value for r in results])
         self.block.add_op(ret)
         input_types = [a.type for a in self.block.args]
         output_types = [r.value.type for r in results]
-        fn = func.FuncOp(self.name, (input_types, output_types), Region(self.block))
+        visibility = None if self.parent is None else "private"
+        fn = func.FuncOp(
+            self.name, (input_types, output_types), Region(self.block), visibility=visibility
+        )
         self.module.body.block.add_op(fn)
         return fn
 

@@ -68,9 +68,10 @@ def result_type(types: tuple[Attribute, ...] | list[Attribute]) -> Attribute:
 
 def check_signature(op: func.FuncOp) -> None:
     for t in (*op.function_type.inputs.data, *op.function_type.outputs.data):
-        if not (is_scalar_type(t) or isinstance(t, MemRefType)):
+        # A !llvm.ptr is already lowered (the context of an outlined parallel loop body).
+        if not (is_scalar_type(t) or isinstance(t, MemRefType | llvm.LLVMPointerType)):
             raise PassError(
-                f"has a {t} in its signature; {PASS} takes scalars and memrefs only "
+                f"has a {t} in its signature; {PASS} takes scalars, memrefs and !llvm.ptr only "
                 "(run bufferize first)",
                 op,
             )

@@ -17,8 +17,24 @@ Output IR: the same, with each eligible `linalg.matmul` replaced by a `blas.gemm
   source with the gemm's transpose flag, when nothing between the copy and the matmul writes
   the source's buffer; the copy, its buffer and its dealloc go once nothing else reads them.
   This is the backward pass's `x^T @ dy` and `dy @ W^T`: no transposed copy is made.
-Anything else (integer matmuls, f16/bf16 contractions which are generics, batched matmuls)
-is left to convert-linalg-to-parallel-loops.
+- a batched matmul (the `linalg.generic` nn.matmul lowers to when it has batch dimensions:
+  loops `(b..., m, n, k)`, maps `A: (b..., m, k)`, `B: (b..., k, n)`, `C: (b..., m, n)`,
+  one reduction `k`, body exactly `acc + a * b` with `arith.mulf`/`arith.addf` in the
+  element type) on f32/f64 memrefs with static shapes and unit last strides, of at least
+  `min-flops` in all (2*m*n*k times the batch size), becomes an `scf.for` nest over the
+  batch dimensions of C (none for a batch dimension of size 1) whose body takes rank-reducing
+  `memref.subview`s of A, B and C at that batch index (2-D, `strided<[s, 1], offset: ?>`)
+  and calls `blas.gemm` on them. An operand whose map leaves out batch dimensions
+  (broadcasting: `(3,40,50) @ (50,60)`, or a constant index like `(0, d1, d3)` for a size-1
+  batch dimension) reads the same matrix for those; a subview that depends on no loop
+  variable is taken once, before the nest (a 2-D operand is used as it is). An operand map
+  ending in `(k, m)` for A or `(n, k)` for B sets the transpose flag: this is how the
+  backward pass's `dC @ B^T` and `A^T @ dC` reach this pass once linalg-fuse-elementwise has
+  folded the transposes into the generic's maps. C's zero fill becomes `beta = 0` as for a
+  matmul (every batch slice of C is written exactly once). A separate transposed copy (a
+  batched transpose generic) is not folded: it stays, and the gemm reads the copy.
+Anything else (integer matmuls, f16/bf16 contractions which are generics, contractions of
+other shapes or bodies) is left to convert-linalg-to-parallel-loops.
 """
 
 from __future__ import annotations
@@ -26,11 +42,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import AffineMapAttr, Float32Type, Float64Type, FloatAttr, MemRefType, ModuleOp
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+)
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
 from irgrad.dialects.blas import GemmOp, unit_strides_last
@@ -216,10 +243,265 @@ def flops(matmul: linalg.MatmulOp) -> int:
     return 2 * m * n * k
 
 
+
+# ---------------------------------------------------------------------------------------------
+# Batched matmuls: a generic (b..., m, n, k) -> an scf.for nest of gemms on 2-D subviews
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BatchedOperand:
+    """How one operand of a batched matmul is sliced: for each of its leading (batch)
+    dimensions, either the C batch position whose index it takes, or a constant index."""
+
+    value: SSAValue
+    positions: tuple[int | None, ...]  # C batch position, or None for a constant index
+    constants: tuple[int, ...]  # the constant index where `positions` has None (else 0)
+    transposed: bool
+
+
+@dataclass(frozen=True)
+class BatchedMatmul:
+    """A batched-matmul generic, as sliced operands and C's batch sizes."""
+
+    a: BatchedOperand
+    b: BatchedOperand
+    c: BatchedOperand
+    batch_sizes: tuple[int, ...]  # C's leading dimensions, in order
+    m: int
+    n: int
+    k: int
+
+    @property
+    def flops(self) -> int:
+        total = 2 * self.m * self.n * self.k
+        for size in self.batch_sizes:
+            total *= size
+        return total
+
+
+MIN_GEMM_FLOPS = 4096
+"""A batched product becomes gemm calls only when each call does at least this much (16^3)."""
+
+
+def is_strided_blas_memref(t: Attribute) -> bool:
+    """An f32/f64 memref of rank >= 2 with a static shape and static strides, the last 1."""
+    return (
+        isinstance(t, MemRefType)
+        and isinstance(t.get_element_type(), Float32Type | Float64Type)
+        and t.get_num_dims() >= 2
+        and all(d >= 0 for d in t.get_shape())
+        and unit_strides_last(t) is not None
+    )
+
+
+def is_multiply_accumulate(op: linalg.GenericOp, element: Attribute) -> bool:
+    """The body is exactly `yield acc + a * b` (mulf then addf, either operand order), on
+    block arguments (a, b, acc) of the element type."""
+    block: Block = op.body.block
+    if len(block.args) != 3 or any(arg.type != element for arg in block.args):
+        return False
+    a, b, acc = block.args
+    ops = list(block.ops)
+    if len(ops) != 3:
+        return False
+    mul, add, yielded = ops
+    return (
+        isinstance(mul, arith.MulfOp)
+        and {id(mul.lhs), id(mul.rhs)} == {id(a), id(b)}
+        and isinstance(add, arith.AddfOp)
+        and {id(add.lhs), id(add.rhs)} == {id(acc), id(mul.result)}
+        and isinstance(yielded, linalg.YieldOp)
+        and len(yielded.operands) == 1
+        and yielded.operands[0] is add.result
+    )
+
+
+def batched_matmul(op: linalg.GenericOp) -> BatchedMatmul | None:
+    """The batched matmul `op` computes, or None when it is not one `blas.gemm` can run.
+
+    C's map must be the loop dims other than k, each once, ending in (m, n); its leading
+    dims are the batch. A and B end in (m, k) / (k, n) (or transposed), and each of their
+    leading dims is read at a batch loop's index (same size as C's) or at a constant.
+    """
+    if len(op.inputs) != 2 or len(op.outputs) != 1 or op.res:
+        return None
+    values = [op.inputs[0], op.inputs[1], op.outputs[0]]
+    types = [v.type for v in values]
+    if not all(is_strided_blas_memref(t) for t in types):
+        return None
+    element = types[0].get_element_type()  # type: ignore[union-attr]
+    if any(t.get_element_type() != element for t in types):  # type: ignore[union-attr]
+        return None
+    maps = [m.data for m in op.indexing_maps.data if isinstance(m, AffineMapAttr)]
+    if len(maps) != 3 or any(m.num_symbols != 0 for m in maps):
+        return None
+    loops = maps[2].num_dims
+    iterators = [it.data for it in op.iterator_types.data]
+    reductions = [d for d, it in enumerate(iterators) if it == IteratorType.REDUCTION]
+    if len(iterators) != loops or len(reductions) != 1:
+        return None
+    if any(it not in (IteratorType.PARALLEL, IteratorType.REDUCTION) for it in iterators):
+        return None
+    (k_dim,) = reductions
+    c_map = maps[2]
+    if not all(isinstance(e, AffineDimExpr) for e in c_map.results):
+        return None
+    c_dims = [e.position for e in c_map.results]  # type: ignore[union-attr]
+    if sorted(c_dims) != [d for d in range(loops) if d != k_dim] or len(c_dims) < 3:
+        return None
+    batch = len(c_dims) - 2
+    batch_dims, (m_dim, n_dim) = c_dims[:batch], c_dims[batch:]
+    c_shape = types[2].get_shape()  # type: ignore[union-attr]
+    batch_sizes = tuple(c_shape[:batch])
+    m, n = c_shape[batch:]
+    a_shape, b_shape = (t.get_shape() for t in types[:2])  # type: ignore[union-attr]
+
+    def operand(index: int, rows: int, cols: int) -> BatchedOperand | None:
+        """Operand `index`, whose matrix is indexed (rows, cols), or (cols, rows) transposed."""
+        expr_map, shape = maps[index], types[index].get_shape()  # type: ignore[union-attr]
+        if len(expr_map.results) != len(shape) or len(shape) < 2:
+            return None
+        *lead, first, second = expr_map.results
+        if not all(isinstance(e, AffineDimExpr) for e in (first, second)):
+            return None
+        pair = (first.position, second.position)  # type: ignore[union-attr]
+        if pair == (rows, cols):
+            transposed = False
+        elif pair == (cols, rows):
+            transposed = True
+        else:
+            return None
+        positions: list[int | None] = []
+        constants: list[int] = []
+        for e, size in zip(lead, shape[: len(lead)]):
+            if isinstance(e, AffineDimExpr) and e.position in batch_dims:
+                position = batch_dims.index(e.position)
+                if position in positions or size != batch_sizes[position]:
+                    return None
+                positions.append(position)
+                constants.append(0)
+            elif isinstance(e, AffineConstantExpr) and 0 <= e.value < size:
+                positions.append(None)
+                constants.append(e.value)
+            else:
+                return None
+        return BatchedOperand(values[index], tuple(positions), tuple(constants), transposed)
+
+    a = operand(0, m_dim, k_dim)
+    b = operand(1, k_dim, n_dim)
+    c = operand(2, m_dim, n_dim)
+    if a is None or b is None or c is None or c.transposed:
+        return None
+    k = a_shape[-2] if a.transposed else a_shape[-1]
+    a_m = a_shape[-1] if a.transposed else a_shape[-2]
+    b_k, b_n = (b_shape[-1], b_shape[-2]) if b.transposed else (b_shape[-2], b_shape[-1])
+    if (a_m, b_k, b_n) != (m, k, n):
+        return None
+    if not is_multiply_accumulate(op, element):
+        return None
+    return BatchedMatmul(a, b, c, batch_sizes, m, n, k)
+
+
+def matrix_subview(
+    operand: BatchedOperand, ivs: list[SSAValue | None]
+) -> tuple[SSAValue, list[Operation]]:
+    """The 2-D matrix of `operand` at batch indices `ivs` (a loop variable per C batch
+    position, None where that dimension has size 1), as a rank-reducing `memref.subview`
+    whose type keeps the source's last two strides (offset `?` when an index is dynamic);
+    the operand itself when it is 2-D."""
+    value = operand.value
+    t = value.type
+    assert isinstance(t, MemRefType)
+    if not operand.positions:
+        return value, []
+    shape = t.get_shape()
+    strides = unit_strides_last(t)
+    assert strides is not None
+    source_offset = t.get_offset()
+    offsets: list[SSAValue | int] = []
+    for position, constant in zip(operand.positions, operand.constants):
+        iv = ivs[position] if position is not None else None
+        offsets.append(iv if iv is not None else constant)
+    offsets += [0, 0]
+    static_offset: int | None = source_offset
+    for offset, stride in zip(offsets, strides):
+        if not isinstance(offset, int):
+            static_offset = None
+            break
+        if static_offset is not None:
+            static_offset += offset * stride
+    lead = len(operand.positions)
+    result_type = MemRefType(
+        t.get_element_type(),
+        shape[lead:],
+        StridedLayoutAttr(strides[lead:], static_offset),
+        t.memory_space,
+    )
+    subview = memref.SubviewOp.get(
+        value, offsets, [1] * lead + list(shape[lead:]), [1] * len(shape), result_type
+    )
+    return subview.result, [subview]
+
+
+def depends_on_loops(operand: BatchedOperand, ivs: list[SSAValue | None]) -> bool:
+    return any(p is not None and ivs[p] is not None for p in operand.positions)
+
+
+def emit_batched_gemm(op: linalg.GenericOp, matmul: BatchedMatmul, beta: float) -> None:
+    """Replace `op` by an scf.for nest over C's batch dimensions (size-1 ones need no loop)
+    calling blas.gemm on the 2-D subviews at each batch index."""
+    block = op.parent
+    assert block is not None
+    index = IndexType()
+    before: list[Operation] = []
+    looped = [p for p, size in enumerate(matmul.batch_sizes) if size != 1]
+    ivs: list[SSAValue | None] = [None] * len(matmul.batch_sizes)
+    bodies: list[Block] = []
+    loops: list[scf.ForOp] = []
+    if looped:
+        zero = arith.ConstantOp(IntegerAttr(0, index))
+        one = arith.ConstantOp(IntegerAttr(1, index))
+        before += [zero, one]
+        for position in looped:
+            bound = arith.ConstantOp(IntegerAttr(matmul.batch_sizes[position], index))
+            before.append(bound)
+            body = Block(arg_types=[index])
+            ivs[position] = body.args[0]
+            loops.append(scf.ForOp(zero.result, bound.result, one.result, [], body))
+            bodies.append(body)
+    inner: list[Operation] = []
+    views: list[SSAValue] = []
+    for operand in (matmul.a, matmul.b, matmul.c):
+        view, ops = matrix_subview(operand, ivs)
+        (inner if depends_on_loops(operand, ivs) else before).extend(ops)
+        views.append(view)
+    inner.append(
+        GemmOp(
+            views[0],
+            views[1],
+            views[2],
+            beta=beta,
+            transpose_a=matmul.a.transposed,
+            transpose_b=matmul.b.transposed,
+        )
+    )
+    if loops:
+        bodies[-1].add_ops([*inner, scf.YieldOp()])
+        for outer, loop in zip(bodies[:-1], loops[1:]):
+            outer.add_ops([loop, scf.YieldOp()])
+        block.insert_ops_before([*before, loops[0]], op)
+    else:
+        block.insert_ops_before([*before, *inner], op)
+    op.detach()
+    op.erase()
+
+
 @dataclass(frozen=True)
 class ConvertLinalgToBlasPass(ModulePass):
     """Replace linalg.matmul on f32/f64 memrefs of at least `min_flops` by blas.gemm,
-    folding the output's zero fill (beta = 0) and transposed operand copies (transpose flags).
+    folding the output's zero fill (beta = 0) and transposed operand copies (transpose flags);
+    a batched-matmul linalg.generic of at least `min_flops` in all becomes an scf.for nest
+    over its batch dimensions calling blas.gemm on 2-D subviews.
 
     Input invariant: stage "bufferized". Output IR: the same with blas.gemm ops.
     """
@@ -244,11 +526,27 @@ class ConvertLinalgToBlasPass(ModulePass):
             matmul.erase()
             for dead_op in dead:
                 if isinstance(dead_op, linalg.FillOp):
-                    value = dead_op.inputs[0].owner
-                    dead_op.detach()
-                    dead_op.erase()
-                    if isinstance(value, arith.ConstantOp) and not value.result.uses:
-                        value.detach()
-                        value.erase()
+                    erase_fill(dead_op)
                 else:
                     erase_dead_copy(dead_op)
+        generics = [g for g in op.walk() if isinstance(g, linalg.GenericOp)]
+        for generic in generics:
+            batched = batched_matmul(generic)
+            # Each call costs about a microsecond: many tiny products stay loops.
+            if batched is None or batched.flops < self.min_flops or 2 * batched.m * batched.n * batched.k < MIN_GEMM_FLOPS:
+                continue
+            fill = zero_fill_before(generic, generic.outputs[0])
+            emit_batched_gemm(generic, batched, beta=0.0 if fill is not None else 1.0)
+            if fill is not None:
+                erase_fill(fill)
+
+
+def erase_fill(fill: Operation) -> None:
+    """Erase a folded zero fill, and its constant once nothing else uses it."""
+    assert isinstance(fill, linalg.FillOp)
+    value = fill.inputs[0].owner
+    fill.detach()
+    fill.erase()
+    if isinstance(value, arith.ConstantOp) and not value.result.uses:
+        value.detach()
+        value.erase()

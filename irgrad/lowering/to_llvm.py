@@ -1,6 +1,8 @@
 """`convert-to-llvm`: stage "loops" to stage "llvm" (docs/design/cpu-pipeline.md), in one pass.
 
 Runs, in this order:
+0. convert-scf-parallel-to-threads (large parallel loops through the thread pool; option
+                                `threads=false` leaves every loop serial)
 1. convert-scf-parallel-to-scf  (serial loops; before scf-to-cf, which rejects scf.parallel)
 2. convert-blas-to-llvm         (its memref operands become pointers like memref-to-llvm's)
 3. convert-memref-to-llvm       (its strided copies are scf.for nests: before scf-to-cf)
@@ -34,6 +36,7 @@ from irgrad.lowering.func_to_llvm import ConvertFuncToLLVMPass
 from irgrad.lowering.math_to_llvm import ConvertMathToLLVMPass
 from irgrad.lowering.memref_to_llvm import ConvertMemRefToLLVMPass
 from irgrad.lowering.scf_parallel_to_scf import ConvertScfParallelToScfPass
+from irgrad.lowering.scf_parallel_to_threads import ConvertScfParallelToThreadsPass
 from irgrad.lowering.scf_to_cf_with_while import ConvertScfToCfWithWhilePass
 
 
@@ -48,9 +51,12 @@ class ConvertToLLVMPass(ModulePass):
     name = "convert-to-llvm"
 
     packed_interface: bool = True
+    threads: bool = True
 
     def passes(self) -> tuple[ModulePass, ...]:
+        parallel: tuple[ModulePass, ...] = (ConvertScfParallelToThreadsPass(),) if self.threads else ()
         return (
+            *parallel,
             ConvertScfParallelToScfPass(),
             ConvertBlasToLLVMPass(),
             ConvertMemRefToLLVMPass(),

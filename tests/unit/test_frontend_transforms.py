@@ -153,7 +153,8 @@ def test_grad_request_is_visible_in_the_ir():
     program = ig.trace(ig.grad(f_sin), X, Y)
     text = str(program)
     assert "autodiff.value_and_grad @f_sin_1(%x, %y) wrt [0]" in text
-    assert text.count("func.func @") == 2  # the primal and the entry
+    assert text.count("func.func private @") == 1  # the primal
+    assert text.count("func.func @") == 1  # the entry
     assert program.entry == "f_sin"
 
 
@@ -174,7 +175,7 @@ def test_closure_over_traced_values_inside_grad():
 
     program = ig.trace(f, X, Y)
     assert_array(program(X, Y), np.cos(X) * np.exp(Y), rtol=RTOL)
-    primal = str(program).split("func.func @")[1]
+    primal = str(program).split("func.func private @")[1]
     assert primal.count("tensor<3xf32>") >= 2  # z and the captured scale
 
 

@@ -562,7 +562,7 @@ def test_contract_checker_wants_destination_passing_style() -> None:
 
 
 def test_pipelines_name_the_linalg_stage() -> None:
-    assert STAGES["linalg"] == "autodiff,canonicalize,cse,dce,convert-nn-to-linalg"
+    assert STAGES["linalg"] == "autodiff,symbol-dce,canonicalize,cse,dce,convert-nn-to-linalg"
     module = build([tensor_type_for(values((2,), F32))], nn.SigmoidOp)
     assert lower(module, "linalg") is module
     assert_stage_linalg(module)

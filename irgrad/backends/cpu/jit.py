@@ -336,6 +336,10 @@ def _install_runtime_for(names: Sequence[str]) -> None:
         from irgrad.backends.cpu.blas import install_blas
 
         install_blas()
+    if "irgrad_parallel_for" in names:
+        from irgrad.backends.cpu.threads import install_thread_pool
+
+        install_thread_pool()
 
 
 def _check_symbols(ref: llvm.ModuleRef) -> None:
@@ -448,8 +452,8 @@ def load_object(data: bytes, *, target: HostTarget | None = None) -> CompiledMod
     initialize()
     target = target or host_target()
     check_object(bytes(data))
-    if b"irgrad_blas_" in data:  # the symbol table names what the code calls
-        _install_runtime_for(["irgrad_blas_"])
+    # The symbol table names what the code calls.
+    _install_runtime_for([name for name in ("irgrad_blas_", "irgrad_parallel_for") if name.encode() in data])
     start = time.perf_counter()
     empty = llvm.parse_assembly("")
     empty.triple = target.triple

@@ -60,4 +60,4 @@ func.func @tensor_arg(%t: tensor<4xf32>) {
   func.return
 }
 
-// ERR: convert-func-to-llvm.mlir:[[# @LINE - 4]]:1: error: 'func.func' op has a tensor<4xf32> in its signature; convert-func-to-llvm takes scalars and memrefs only (run bufferize first)
+// ERR: convert-func-to-llvm.mlir:[[# @LINE - 4]]:1: error: 'func.func' op has a tensor<4xf32> in its signature; convert-func-to-llvm takes scalars, memrefs and !llvm.ptr only (run bufferize first)

@@ -132,3 +132,120 @@ func.func @small(%a: memref<4x3xf32>, %b: memref<3x5xf32>, %c: memref<4x5xf32>) 
   linalg.matmul ins(%a, %b : memref<4x3xf32>, memref<3x5xf32>) outs(%c : memref<4x5xf32>)
   func.return
 }
+
+// Batched matmuls: the generic nn.matmul lowers to with batch dimensions becomes an scf.for
+// over the batch, with a gemm on rank-reducing subviews; C's zero fill becomes beta = 0.
+// CHECK-LABEL: func.func @batched
+// CHECK-NEXT:    %0 = arith.constant 0 : index
+// CHECK-NEXT:    %1 = arith.constant 1 : index
+// CHECK-NEXT:    %2 = arith.constant 3 : index
+// CHECK-NEXT:    scf.for %3 = %0 to %2 step %1 {
+// CHECK-NEXT:      %4 = memref.subview %a[%3, 0, 0] [1, 32, 48] [1, 1, 1] : memref<3x32x48xf32> to memref<32x48xf32, strided<[48, 1], offset: ?>>
+// CHECK-NEXT:      %5 = memref.subview %b[%3, 0, 0] [1, 48, 40] [1, 1, 1] : memref<3x48x40xf32> to memref<48x40xf32, strided<[40, 1], offset: ?>>
+// CHECK-NEXT:      %6 = memref.subview %c[%3, 0, 0] [1, 32, 40] [1, 1, 1] : memref<3x32x40xf32> to memref<32x40xf32, strided<[40, 1], offset: ?>>
+// CHECK-NEXT:      blas.gemm %4, %5, %6 {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64} : memref<32x48xf32, strided<[48, 1], offset: ?>>, memref<48x40xf32, strided<[40, 1], offset: ?>>, memref<32x40xf32, strided<[40, 1], offset: ?>>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @batched(%a: memref<3x32x48xf32>, %b: memref<3x48x40xf32>, %c: memref<3x32x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x32x40xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<3x32x48xf32>, memref<3x48x40xf32>) outs(%c : memref<3x32x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// Broadcasting: A's size-1 batch dimension read at index 0 and a 2-D B are the same matrix
+// for every batch element: A's subview is taken once, before the loop, and B is used as it
+// is. Without a zero fill the product accumulates into C: beta = 1.
+// CHECK-LABEL: func.func @batched_broadcast
+// CHECK-NEXT:    %0 = arith.constant 0 : index
+// CHECK-NEXT:    %1 = arith.constant 1 : index
+// CHECK-NEXT:    %2 = arith.constant 3 : index
+// CHECK-NEXT:    %3 = memref.subview %a[0, 0, 0] [1, 32, 48] [1, 1, 1] : memref<1x32x48xf32> to memref<32x48xf32, strided<[48, 1]>>
+// CHECK-NEXT:    scf.for %4 = %0 to %2 step %1 {
+// CHECK-NEXT:      %5 = memref.subview %c[%4, 0, 0] [1, 32, 40] [1, 1, 1] : memref<3x32x40xf32> to memref<32x40xf32, strided<[40, 1], offset: ?>>
+// CHECK-NEXT:      blas.gemm %3, %b, %5 {alpha = 1.000000e+00 : f64, beta = 1.000000e+00 : f64} : memref<32x48xf32, strided<[48, 1]>>, memref<48x40xf32>, memref<32x40xf32, strided<[40, 1], offset: ?>>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @batched_broadcast(%a: memref<1x32x48xf32>, %b: memref<48x40xf32>, %c: memref<3x32x40xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<1x32x48xf32>, memref<48x40xf32>) outs(%c : memref<3x32x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// Two batch dimensions, the size-1 one needing no loop, in f64, on a strided (row slice)
+// output; B read as (n, k) gives the transpose_b flag.
+// CHECK-LABEL: func.func @batched_two_dims
+// CHECK:         %[[C:.*]] = memref.subview %c0[0, 0, 0, 0] [2, 1, 32, 40] [1, 1, 1, 1]
+// CHECK-NEXT:    %0 = arith.constant 0 : index
+// CHECK-NEXT:    %1 = arith.constant 1 : index
+// CHECK-NEXT:    %2 = arith.constant 2 : index
+// CHECK-NEXT:    scf.for %3 = %0 to %2 step %1 {
+// CHECK-NEXT:      %4 = memref.subview %a[%3, 0, 0, 0] [1, 1, 32, 48] [1, 1, 1, 1] : memref<2x1x32x48xf64> to memref<32x48xf64, strided<[48, 1], offset: ?>>
+// CHECK-NEXT:      %5 = memref.subview %b[%3, 0, 0, 0] [1, 1, 40, 48] [1, 1, 1, 1] : memref<2x1x40x48xf64> to memref<40x48xf64, strided<[48, 1], offset: ?>>
+// CHECK-NEXT:      %6 = memref.subview %[[C]][%3, 0, 0, 0] [1, 1, 32, 40] [1, 1, 1, 1] : memref<2x1x32x40xf64, strided<[5120, 1280, 40, 1]>> to memref<32x40xf64, strided<[40, 1], offset: ?>>
+// CHECK-NEXT:      blas.gemm %4, %5, %6 {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, transpose_b} : memref<32x48xf64, strided<[48, 1], offset: ?>>, memref<40x48xf64, strided<[48, 1], offset: ?>>, memref<32x40xf64, strided<[40, 1], offset: ?>>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @batched_two_dims(%a: memref<2x1x32x48xf64>, %b: memref<2x1x40x48xf64>, %c0: memref<2x4x32x40xf64>) {
+  %c = memref.subview %c0[0, 0, 0, 0] [2, 1, 32, 40] [1, 1, 1, 1] : memref<2x4x32x40xf64> to memref<2x1x32x40xf64, strided<[5120, 1280, 40, 1]>>
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<2x1x32x40xf64, strided<[5120, 1280, 40, 1]>>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<2x1x32x48xf64>, memref<2x1x40x48xf64>) outs(%c : memref<2x1x32x40xf64, strided<[5120, 1280, 40, 1]>>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %y, %x : f64
+    %s = arith.addf %p, %acc : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// Batched negative cases: integers (no BLAS), a body that is not a multiply-accumulate, and
+// a product below min-flops (2 * 2 * 4 * 5 * 3 = 240) stay generics.
+// CHECK-LABEL: func.func @batched_integers
+// CHECK:         linalg.generic
+// CHECK-NOT:     blas.gemm
+func.func @batched_integers(%a: memref<3x32x48xi32>, %b: memref<3x48x40xi32>, %c: memref<3x32x40xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<3x32x48xi32>, memref<3x48x40xi32>) outs(%c : memref<3x32x40xi32>) {
+  ^bb0(%x: i32, %y: i32, %acc: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @batched_not_multiply_accumulate
+// CHECK:         linalg.generic
+// CHECK:         arith.subf
+// CHECK-NOT:     blas.gemm
+func.func @batched_not_multiply_accumulate(%a: memref<3x32x48xf32>, %b: memref<3x48x40xf32>, %c: memref<3x32x40xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<3x32x48xf32>, memref<3x48x40xf32>) outs(%c : memref<3x32x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.subf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @batched_small
+// CHECK:         linalg.generic
+// CHECK-NOT:     blas.gemm
+func.func @batched_small(%a: memref<2x4x3xf32>, %b: memref<2x3x5xf32>, %c: memref<2x4x5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<2x4x3xf32>, memref<2x3x5xf32>) outs(%c : memref<2x4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}

@@ -1,0 +1,257 @@
+"""The thread pool behind `irgrad_parallel_for`, the entry point parallel loops call.
+
+`convert-scf-parallel-to-threads` turns a large `scf.parallel` into
+`irgrad_parallel_for(fn, ctx, n)`: run `fn(ctx, begin, end)` over disjoint ranges covering
+`[0, n)`, one per thread, and return when all are done. This module defines that symbol
+(once per process, before code calling it is compiled or loaded) as a small LLVM IR runtime:
+
+- T threads in all: the caller runs range 0, T - 1 workers the others. T is
+  `$IRGRAD_NUM_THREADS`, else `$OMP_NUM_THREADS`, else the CPUs this process may run on.
+  Ranges are `[n*t/T, n*(t+1)/T)`: static, equal, no work stealing (the loops are uniform).
+- Workers are Python threads that call the runtime's `irgrad_worker_main` through ctypes,
+  which releases the GIL: from then on they are plain native threads that never return.
+- Handing out work: the caller publishes (fn, ctx, n), sets `pending = T - 1` and bumps a
+  generation counter; a worker that sees a new generation runs its range and decrements
+  `pending`; the caller runs range 0 and then waits for `pending == 0`. Waiting spins with
+  `sched_yield` (so a BLAS thread on the same core still runs) for `$IRGRAD_SPIN`
+  iterations, then a worker sleeps on a futex of the generation counter; the caller wakes
+  sleepers only when there are some (a Dekker pair with sequentially consistent atomics, so
+  no wake-up is lost).
+- One caller at a time: a second thread calling into parallel code while the pool is busy
+  (or a parallel loop inside a parallel loop's body) runs its loop serially instead of
+  waiting, so the pool can never deadlock. After `fork()` the child has no workers: a
+  fork handler makes the pool serial there.
+- Without Linux futexes (other systems), or with T = 1, every loop runs serially in the
+  caller: the results are the same, since the ranges are independent.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+import time
+
+import llvmlite.binding as llvm
+
+SYS_FUTEX = {"x86_64": 202, "aarch64": 98}
+FUTEX_WAIT_PRIVATE = 128
+FUTEX_WAKE_PRIVATE = 129
+DEFAULT_SPIN = 20000
+
+_RUNTIME_IR = """
+@pool_generation = internal global i32 0, align 64
+@pool_fn = internal global ptr null, align 64
+@pool_ctx = internal global ptr null
+@pool_n = internal global i64 0
+@pool_threads = internal global i64 1, align 64
+@pool_pending = internal global i64 0, align 64
+@pool_busy = internal global i32 0, align 64
+@pool_sleepers = internal global i32 0, align 64
+@pool_started = internal global i64 0, align 64
+@pool_spin = internal global i64 {spin}
+
+declare i64 @_irgrad_rt_syscall(i64, ...)
+declare i32 @_irgrad_rt_sched_yield()
+
+define internal void @run_range(ptr %fn, ptr %ctx, i64 %n, i64 %t, i64 %threads) {{
+entry:
+  %nt = mul i64 %n, %t
+  %begin = udiv i64 %nt, %threads
+  %t1 = add i64 %t, 1
+  %nt1 = mul i64 %n, %t1
+  %end = udiv i64 %nt1, %threads
+  %some = icmp ult i64 %begin, %end
+  br i1 %some, label %run, label %done
+run:
+  call void %fn(ptr %ctx, i64 %begin, i64 %end)
+  br label %done
+done:
+  ret void
+}}
+
+define void @irgrad_parallel_for(ptr %fn, ptr %ctx, i64 %n) {{
+entry:
+  %threads = load i64, ptr @pool_threads
+  %single = icmp ule i64 %threads, 1
+  %tiny = icmp ult i64 %n, 2
+  %serial0 = or i1 %single, %tiny
+  br i1 %serial0, label %serial, label %lock
+lock:
+  %pair = cmpxchg ptr @pool_busy, i32 0, i32 1 acquire monotonic
+  %locked = extractvalue {{ i32, i1 }} %pair, 1
+  br i1 %locked, label %publish, label %serial
+serial:
+  call void %fn(ptr %ctx, i64 0, i64 %n)
+  ret void
+publish:
+  store ptr %fn, ptr @pool_fn
+  store ptr %ctx, ptr @pool_ctx
+  store i64 %n, ptr @pool_n
+  %workers = sub i64 %threads, 1
+  store atomic i64 %workers, ptr @pool_pending seq_cst, align 8
+  %g = atomicrmw add ptr @pool_generation, i32 1 seq_cst
+  %sleepers = load atomic i32, ptr @pool_sleepers seq_cst, align 4
+  %any = icmp ne i32 %sleepers, 0
+  br i1 %any, label %wake, label %work
+wake:
+  %w = call i64 (i64, ...) @_irgrad_rt_syscall(i64 {sys_futex}, ptr @pool_generation, i64 {wake}, i64 2147483647)
+  br label %work
+work:
+  call void @run_range(ptr %fn, ptr %ctx, i64 %n, i64 0, i64 %threads)
+  br label %wait
+wait:
+  %p = load atomic i64, ptr @pool_pending acquire, align 8
+  %finished = icmp eq i64 %p, 0
+  br i1 %finished, label %unlock, label %yield
+yield:
+  %y = call i32 @_irgrad_rt_sched_yield()
+  br label %wait
+unlock:
+  store atomic i32 0, ptr @pool_busy release, align 4
+  ret void
+}}
+
+define void @irgrad_worker_main(i64 %t) {{
+entry:
+  %started = atomicrmw add ptr @pool_started, i64 1 seq_cst
+  br label %next
+next:
+  %seen = phi i32 [0, %entry], [%g, %ran]
+  br label %spin
+spin:
+  %k = phi i64 [0, %next], [%k1, %spin_again], [0, %awake]
+  %g0 = load atomic i32, ptr @pool_generation acquire, align 4
+  %new0 = icmp ne i32 %g0, %seen
+  br i1 %new0, label %go, label %spin_more
+spin_more:
+  %limit = load i64, ptr @pool_spin
+  %k1 = add i64 %k, 1
+  %tired = icmp uge i64 %k1, %limit
+  br i1 %tired, label %sleep, label %spin_again
+spin_again:
+  %y = call i32 @_irgrad_rt_sched_yield()
+  br label %spin
+sleep:
+  %s = atomicrmw add ptr @pool_sleepers, i32 1 seq_cst
+  %g1 = load atomic i32, ptr @pool_generation seq_cst, align 4
+  %same = icmp eq i32 %g1, %seen
+  br i1 %same, label %wait, label %awake
+wait:
+  %seen64 = zext i32 %seen to i64
+  %r = call i64 (i64, ...) @_irgrad_rt_syscall(i64 {sys_futex}, ptr @pool_generation, i64 {wait}, i64 %seen64, ptr null)
+  br label %awake
+awake:
+  %s2 = atomicrmw sub ptr @pool_sleepers, i32 1 seq_cst
+  br label %spin
+go:
+  %g = phi i32 [%g0, %spin]
+  %fn = load ptr, ptr @pool_fn
+  %ctx = load ptr, ptr @pool_ctx
+  %n = load i64, ptr @pool_n
+  %threads = load i64, ptr @pool_threads
+  call void @run_range(ptr %fn, ptr %ctx, i64 %n, i64 %t, i64 %threads)
+  %left = atomicrmw sub ptr @pool_pending, i64 1 seq_cst
+  br label %ran
+ran:
+  br label %next
+}}
+
+define void @irgrad_pool_set_threads(i64 %threads) {{
+entry:
+  store i64 %threads, ptr @pool_threads
+  ret void
+}}
+
+define i64 @irgrad_pool_started() {{
+entry:
+  %s = load atomic i64, ptr @pool_started seq_cst, align 8
+  ret i64 %s
+}}
+"""
+
+_lock = threading.Lock()
+_engine: llvm.ExecutionEngine | None = None
+_threads = 1
+_workers: list[threading.Thread] = []
+
+
+def configured_threads() -> int:
+    """Threads the pool uses: $IRGRAD_NUM_THREADS, $OMP_NUM_THREADS, or the usable CPUs."""
+    for var in ("IRGRAD_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            try:
+                return max(1, int(value))
+            except ValueError:
+                pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def pool_threads() -> int:
+    """Threads `irgrad_parallel_for` splits a loop over in this process (1: serial)."""
+    install_thread_pool()
+    return _threads
+
+
+def install_thread_pool() -> None:
+    """Define `irgrad_parallel_for` for LLVM's symbol resolution and start the workers."""
+    if _engine is not None:
+        return
+    from irgrad.backends.cpu.jit import initialize
+
+    initialize()
+    with _lock:
+        if _engine is None:
+            _install()
+
+
+def _install() -> None:
+    global _engine, _threads
+    arch = llvm.get_process_triple().split("-")[0]
+    sys_futex = SYS_FUTEX.get(arch) if sys.platform.startswith("linux") else None
+    threads = configured_threads() if sys_futex is not None else 1
+    spin = int(os.environ.get("IRGRAD_SPIN", DEFAULT_SPIN))
+    libc = ctypes.CDLL(None)
+    for name in ("syscall", "sched_yield"):
+        llvm.add_symbol("_irgrad_rt_" + name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
+    ir = _RUNTIME_IR.format(
+        spin=max(1, spin),
+        sys_futex=sys_futex or 0,
+        wait=FUTEX_WAIT_PRIVATE,
+        wake=FUTEX_WAKE_PRIVATE,
+    )
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    engine = llvm.create_mcjit_compiler(module, target.create_target_machine(opt=2, reloc="pic"))
+    engine.finalize_object()
+    set_threads = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address("irgrad_pool_set_threads"))
+    started = ctypes.CFUNCTYPE(ctypes.c_int64)(engine.get_function_address("irgrad_pool_started"))
+    worker_main = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address("irgrad_worker_main"))
+    if threads > 1:
+        for t in range(1, threads):
+            # ctypes drops the GIL for the call, which never returns: a native worker thread.
+            worker = threading.Thread(target=worker_main, args=(t,), name=f"irgrad-worker-{t}", daemon=True)
+            worker.start()
+            _workers.append(worker)
+        deadline = time.monotonic() + 10.0
+        while started() < threads - 1 and time.monotonic() < deadline:
+            time.sleep(0.0005)
+        if started() < threads - 1:  # could not start them all: stay serial
+            threads = 1
+    set_threads(threads)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=lambda: set_threads(1))
+    llvm.add_symbol("irgrad_parallel_for", engine.get_function_address("irgrad_parallel_for"))
+    # Keep the ctypes function objects alive with the engine.
+    _keep.extend([set_threads, started, worker_main])
+    _engine = engine
+    _threads = threads
+
+
+_keep: list[object] = []
