@@ -256,7 +256,7 @@ class ConvertScfParallelToThreadsPass(ModulePass):
 
     name = "convert-scf-parallel-to-threads"
 
-    min_work: int = 1 << 17
+    min_work: int = 1 << 20
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         converted = 0
