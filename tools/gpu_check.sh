@@ -79,6 +79,8 @@ from irgrad.backends.gpu import cuda_unavailable_reason, find_libdevice
 reason = cuda_unavailable_reason()
 print("pycuda and a GPU: " + ("yes" if reason is None else f"NO ({reason})"))
 print(f"libdevice: {find_libdevice()}")
+from irgrad.backends.gpu.cublas import find_cublas
+print(f"cuBLAS (large matmuls): {find_cublas() or 'NOT FOUND: GEMMs will run on the host (set IRGRAD_CUBLAS)'}")
 EOF
 
 status=0

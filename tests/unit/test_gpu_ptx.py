@@ -463,3 +463,115 @@ def test_the_cuda_device_drives_pycuda_as_documented(name: str, monkeypatch: pyt
     again = compiled(*ig.tree_leaves(list(args)))  # the module and kernels stay loaded
     for g, h in zip(got, again):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(h))
+
+
+# ---------------------------------------------------------------------------------------------
+# GEMMs: blas.gemm host ops on device buffers (cuBLAS on a GPU)
+# ---------------------------------------------------------------------------------------------
+
+
+class _ColumnMajorCublas:
+    """cuBLAS's documented column-major xGEMM over emulated device memory: checks how
+    `CudaDevice.gemm` maps a row-major product onto it (operands swapped, flags kept)."""
+
+    def __init__(self, emulated: EmulatedDevice):
+        self.emulated = emulated
+        self.calls = 0
+
+    def gemm(self, double, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) -> None:
+        # The arguments as CudaDevice passes them to cublas<t>gemm: (opB, opA, n, m, k, B, ldb, A, lda).
+        self.calls += 1
+        dtype = np.float64 if double else np.float32
+        item = np.dtype(dtype).itemsize
+
+        def col_major(pointer: int, rows: int, cols: int, ld: int) -> np.ndarray:
+            raw = self.emulated._bytes(pointer, ((cols - 1) * ld + rows) * item)
+            return np.ndarray((rows, cols), dtype, buffer=raw, strides=(item, ld * item))
+
+        # cuBLAS: C' (n x m) = op1(X) @ op2(Y) with X = B (stored n x k, or k x n when op1 = T).
+        x = col_major(b, k if transpose_b else n, n if transpose_b else k, ldb)
+        y = col_major(a, m if transpose_a else k, k if transpose_a else m, lda)
+        op_x = x.T if transpose_b else x
+        op_y = y.T if transpose_a else y
+        out = col_major(c, n, m, ldc)
+        product = alpha * (op_x.astype(np.float64) @ op_y.astype(np.float64))
+        out[...] = (product if beta == 0 else product + beta * out).astype(dtype)
+
+
+@pytest.mark.parametrize("transposes", ["a@b", "a.T@b", "a@b.T"])
+def test_gemm_host_op_through_the_cuda_device(transposes: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    import irgrad as ig
+    from irgrad.backends.gpu import runtime
+
+    fns = {
+        "a@b": (lambda a, b: ig.tanh(a @ b), [(48, 40), (40, 56)]),
+        "a.T@b": (lambda a, b: ig.tanh(a.T @ b), [(40, 48), (40, 56)]),
+        "a@b.T": (lambda a, b: ig.tanh(a @ b.T), [(48, 40), (56, 40)]),
+    }
+    fn, shapes = fns[transposes]
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    compiled = compile_program(ig.trace(fn, *args), check_ptx=False)
+    assert "blas.gemm" in str(compiled.host)
+    stand_in = _StandInDriver(compiled)
+    package = types.ModuleType("pycuda")
+    package.driver = stand_in.module  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pycuda", package)
+    monkeypatch.setitem(sys.modules, "pycuda.driver", stand_in.module)
+    monkeypatch.delenv("IRGRAD_GPU_EMULATE", raising=False)
+    cublas = _ColumnMajorCublas(stand_in.emulated)
+    original_init = runtime.CudaDevice.__init__
+
+    def init_with_cublas(self, *a, **kw):  # type: ignore[no-untyped-def]
+        original_init(self, *a, **kw)
+        self.cublas = cublas
+
+    monkeypatch.setattr(runtime.CudaDevice, "__init__", init_with_cublas)
+    (got,) = compiled(*args)
+    assert cublas.calls == 1
+    a, b = (x.astype(np.float64) for x in args)
+    expected = np.asarray(fn(a, b))  # eager, float64
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_gemm_without_cublas_runs_on_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+    import warnings
+
+    import irgrad as ig
+    from irgrad.backends.gpu import cublas as cublas_module
+
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((64, 40)).astype(np.float32), rng.standard_normal((40, 72)).astype(np.float32)
+    compiled = compile_program(ig.trace(lambda a, b: a @ b * 2.0, a, b), check_ptx=False)
+    stand_in = _StandInDriver(compiled)
+    package = types.ModuleType("pycuda")
+    package.driver = stand_in.module  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pycuda", package)
+    monkeypatch.setitem(sys.modules, "pycuda.driver", stand_in.module)
+    monkeypatch.delenv("IRGRAD_GPU_EMULATE", raising=False)
+    monkeypatch.setattr(cublas_module, "find_cublas", lambda: None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (got,) = compiled(a, b)
+    assert any("GEMMs run on the host" in str(w.message) for w in caught)
+    np.testing.assert_allclose(got, (a.astype(np.float64) @ b) * 2.0, rtol=1e-5, atol=1e-5)
+
+
+def test_gemm_on_the_emulator_matches_the_interpreter() -> None:
+    import irgrad as ig
+
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((3, 40, 50)).astype(np.float32)
+    x = rng.standard_normal((50, 64)).astype(np.float32)
+    fn = ig.value_and_grad(lambda w, x: ig.sum(ig.tanh(w @ x) ** 2))
+    compiled = compile_program(ig.trace(fn, w, x), check_ptx=False)
+    assert "blas.gemm" in str(compiled.host)
+    value, grad = emulate(compiled, w, x)
+    ref_value, ref_grad = ig.jit(fn, backend="interp")(w, x)
+    np.testing.assert_allclose(value, ref_value, rtol=1e-4)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-4, atol=1e-4 * np.abs(ref_grad).max())

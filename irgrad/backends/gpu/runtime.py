@@ -37,6 +37,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Attribute, Operation
 
 from irgrad.backends.cpu.abi import numpy_dtype
+from irgrad.dialects.blas import GemmOp, unit_strides_last
 from irgrad.diagnostics import IrgradError
 from irgrad.lowering.llvm_common import byte_size, storage_type
 from irgrad.lowering.memref_to_llvm import strides_of
@@ -82,6 +83,7 @@ class Device(Protocol):
     ) -> None: ...
     def global_address(self, name: str) -> int: ...
     def synchronize(self) -> None: ...
+    def gemm(self, op: Any, a: DeviceBuffer, b: DeviceBuffer, c: DeviceBuffer) -> None: ...
 
 
 class BufferPool:
@@ -125,7 +127,7 @@ HOST_OPS = frozenset(
         "memref.alloca", "memref.load", "memref.store", "memref.dealloc",
         "memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast",
         "memref.reinterpret_cast", "memref.get_global", "memref.global",
-        "gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.launch_func",
+        "gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.launch_func", "blas.gemm",
     }
 )  # fmt: skip
 """Ops host code may hold besides arith and math (checked before the first call)."""
@@ -256,6 +258,14 @@ class GpuHostFunctions(InterpreterFunctions):
         return (DeviceBuffer(self.device.global_address(op.name_.string_value()), t),)
 
     # -- launches -----------------------------------------------------------------------
+
+    @impl(GemmOp)
+    def run_gemm(self, interpreter: Interpreter, op: GemmOp, args: PythonValues):
+        a, b, c = args
+        if not all(isinstance(x, DeviceBuffer) for x in (a, b, c)):
+            raise GpuRuntimeError("'blas.gemm' in host code needs device buffers")
+        self.device.gemm(op, a, b, c)
+        return ()
 
     @impl(gpu.LaunchFuncOp)
     def run_launch_func(self, interpreter: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
@@ -396,6 +406,8 @@ class CudaDevice:
         self.functions: dict[str, Any] = {}
         self.allocations: dict[int, Any] = {}
         self.pool = BufferPool(self._raw_alloc, self._raw_free)
+        self.cublas: Any = None
+        self.cublas_missing: str | None = None
 
     def __enter__(self) -> CudaDevice:
         self.context.push()
@@ -454,8 +466,67 @@ class CudaDevice:
     def synchronize(self) -> None:
         self.context.synchronize()
 
+    def gemm(self, op: GemmOp, a: DeviceBuffer, b: DeviceBuffer, c: DeviceBuffer) -> None:
+        """`blas.gemm` through cuBLAS (irgrad/backends/gpu/cublas.py); without cuBLAS, on the
+        host: the operands travel to the host and the result back (correct, slow)."""
+        m, n, k = op.sizes()
+        if self.cublas is None and self.cublas_missing is None:
+            from irgrad.backends.gpu.cublas import Cublas, find_cublas
+
+            path = find_cublas()
+            if path is None:
+                self.cublas_missing = "no libcublas found (set IRGRAD_CUBLAS)"
+                import warnings
+
+                warnings.warn(f"irgrad: GEMMs run on the host: {self.cublas_missing}", stacklevel=2)
+            else:
+                self.cublas = Cublas(path)
+        if self.cublas is not None:
+            lds = [unit_strides_last(x.type)[0] for x in (a, b, c)]  # type: ignore[index]
+            double = numpy_dtype(c.type.element_type) == np.float64
+            self.cublas.gemm(
+                double, bool(op.transpose_a), bool(op.transpose_b), m, n, k, op.alpha_value,
+                a.pointer, lds[0], b.pointer, lds[1], op.beta_value, c.pointer, lds[2],
+            )  # fmt: skip
+            return
+        arrays = [self._download(x) for x in (a, b, c)]
+        _host_gemm(op, *arrays)
+        self._upload(c, arrays[2])
+
+    def _download(self, buffer: DeviceBuffer) -> np.ndarray:
+        """The elements a (possibly strided) device buffer views, as a host array."""
+        t = buffer.type
+        rows, cols = t.get_shape()
+        ld = unit_strides_last(t)[0]  # type: ignore[index]
+        dtype = numpy_dtype(t.element_type)
+        span = np.empty(((rows - 1) * ld + cols) if rows and cols else 0, dtype)
+        self.copy_to_host(span, buffer.pointer)
+        if not span.size:
+            return np.zeros((rows, cols), dtype)
+        return np.lib.stride_tricks.as_strided(span, (rows, cols), (ld * span.itemsize, span.itemsize)).copy()
+
+    def _upload(self, buffer: DeviceBuffer, values: np.ndarray) -> None:
+        t = buffer.type
+        ld = unit_strides_last(t)[0]  # type: ignore[index]
+        for r in range(values.shape[0]):  # row by row: a strided C keeps what lies between rows
+            self.cuda.memcpy_htod(buffer.pointer + r * ld * values.itemsize, np.ascontiguousarray(values[r]))
+
     def close(self) -> None:
+        if self.cublas is not None:
+            self.cublas.close()
         self.pool.release()
+
+
+def _host_gemm(op: GemmOp, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:
+    """`blas.gemm` on host arrays, in place in `c` (beta = 0: c is not read)."""
+    a = a.T if op.transpose_a else a
+    b = b.T if op.transpose_b else b
+    product = np.matmul(a, b)
+    if op.alpha_value != 1.0:
+        product = product * c.dtype.type(op.alpha_value)
+    if op.beta_value != 0.0:
+        product = product + c * c.dtype.type(op.beta_value)
+    c[...] = product
 
 
 __all__ = [
