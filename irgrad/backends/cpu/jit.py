@@ -109,7 +109,39 @@ def initialize() -> None:
         llvm.initialize_native_asmprinter()
         register_runtime_symbols()
         _install_allocation_guard()
+        _keep_freed_memory()
         _initialized = True
+
+
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+KEEP_BELOW_BYTES = 1 << 30
+
+
+def _keep_freed_memory() -> None:
+    """Make glibc's malloc keep freed memory for reuse instead of returning it to the OS.
+
+    A training step allocates and frees the same large buffers every call (its temporaries,
+    and numpy's arrays for its results). glibc serves blocks above a threshold with mmap and
+    gives them back on free, so the next call page-faults them in again (zeroed by the
+    kernel): measured on the W2 step, 8,800 page faults and about 10% of its time, or none,
+    depending on how glibc's adaptive threshold happened to move. Blocks under 1 GiB now come
+    from the heap, and free memory at its top is kept (PyTorch's and JAX's CPU allocators
+    cache blocks for the same reason). The resident set stays at its peak rather than
+    shrinking between calls. `IRGRAD_MALLOC_TUNING=off` leaves malloc alone.
+    """
+    import os
+
+    if os.environ.get("IRGRAD_MALLOC_TUNING", "").strip().lower() in ("off", "0", "no"):
+        return
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except AttributeError:  # not glibc
+        return
+    mallopt(M_MMAP_THRESHOLD, KEEP_BELOW_BYTES)
+    mallopt(M_TRIM_THRESHOLD, KEEP_BELOW_BYTES)
 
 
 # ---------------------------------------------------------------------------------------------
