@@ -19,7 +19,9 @@ Output IR, per converted loop:
 - at the loop's place: an `llvm.alloca` of the slots (in the entry block), stores of the
   captured values, and `llvm.call @irgrad_parallel_for(addressof @..._parallel<k>, ctx, n)`,
   n the first dimension's trip count.
-Which loops: outermost `scf.parallel`s (not nested in another) without reductions, whose
+Which loops: outermost `scf.parallel`s (not nested in another) without reductions or heap
+allocations in their body (a failed allocation becomes a MemoryError only on the calling
+thread), whose
 bounds are constants and whose estimated work (iterations times the ops they run, nested
 serial loops with constant bounds multiplied in) is at least `min-work`; below that, waking
 the other threads costs more than it saves. Loops with reductions stay serial for now.
@@ -31,7 +33,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, llvm, scf
+from xdsl.dialects import arith, func, llvm, memref, scf
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
@@ -232,8 +234,21 @@ def declare_entry_point(module: ModuleOp) -> None:
     )
 
 
+def allocates_on_the_heap(loop: scf.ParallelOp) -> bool:
+    """Whether the body may call the allocator: a failed allocation is turned into a
+    MemoryError only on the calling thread (jit.py's guard), so such loops stay serial."""
+    from irgrad.lowering.memref_to_llvm import ALLOCA_LIMIT, _buffer_bytes
+
+    for op in loop.body.walk():
+        if isinstance(op, memref.AllocOp):
+            return True
+        if isinstance(op, memref.AllocaOp) and _buffer_bytes(op.memref.type) > ALLOCA_LIMIT:  # type: ignore[arg-type]
+            return True
+    return False
+
+
 def eligible(loop: scf.ParallelOp, min_work: int) -> bool:
-    if loop.initVals:
+    if loop.initVals or allocates_on_the_heap(loop):
         return False
     parent = loop.parent_op()
     while parent is not None:

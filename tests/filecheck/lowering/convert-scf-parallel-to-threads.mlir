@@ -100,6 +100,26 @@ func.func @dynamic(%m: memref<1048576xf32>, %n: index) {
   func.return
 }
 
+// A body that allocates on the heap: only the calling thread turns a failed allocation into
+// a MemoryError, so the loop stays on it.
+// CHECK-LABEL: func.func @allocates(
+// CHECK-NOT:     irgrad_parallel_for
+// CHECK:         "scf.parallel"
+func.func @allocates(%m: memref<1048576xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1048576 : index
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %tmp = memref.alloc() : memref<4xf32>
+    %v = memref.load %m[%i] : memref<1048576xf32>
+    memref.store %v, %tmp[%c0] : memref<4xf32>
+    memref.dealloc %tmp : memref<4xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
 // One declaration of the entry point, after the functions.
 // CHECK:       llvm.func @irgrad_parallel_for(!llvm.ptr, !llvm.ptr, i64)
 
