@@ -41,6 +41,8 @@ from irgrad.frontend.numpy_api import (
     exp,
     floor,
     floor_divide,
+    mod,
+    remainder,
     full,
     greater,
     greater_equal,

@@ -85,6 +85,37 @@ def floor_divide(x: Any, y: Any) -> Tracer:
 
 
 @api
+def remainder(x: Any, y: Any) -> Tracer:
+    """`x % y` as numpy and Python define it: the result has the divisor's sign.
+
+    Integers: the truncated remainder `x - trunc(x / y) * y`, plus `y` where it is nonzero with
+    a sign other than `y`'s; a zero divisor gives 0 (numpy's result, without its warning).
+    Floats: `x - floor(x / y) * y`, then moved into `[0, y)` (or `(y, 0]`) where rounding left
+    it outside. The derivative is 1 in `x` and `-floor(x / y)` in `y`, away from the jumps.
+    """
+    (a, b), d = operands("remainder", x, y)
+    zero = _full(a.shape, 0, d)
+    if dtypes.is_float(d):
+        r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, floor(lax.binary(nn.DivOp, a, b)), b))
+    else:
+        q = lax.binary(nn.DivOp, a, b)
+        r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, q, b))
+        r = lax.select(lax.compare("eq", b, zero), zero, r)  # nn.div divides by 1 there
+    nonzero = lax.compare("ne", r, zero)
+    signs_differ = lax.compare("ne", lax.compare("lt", r, zero), lax.compare("lt", b, zero))
+    r = lax.select(lax.select(nonzero, signs_differ, nonzero), lax.binary(nn.AddOp, r, b), r)
+    if dtypes.is_float(d):
+        # Rounding can land exactly on |y|: numpy's result is then 0 with y's sign... or y - ulp;
+        # keep it inside the half-open interval.
+        at_y = lax.compare("eq", r, b)
+        r = lax.select(at_y, zero, r)
+    return r
+
+
+mod = remainder
+
+
+@api
 def floor(x: Any) -> Tracer:
     """floor(x) = x - mod(x, 1) would be inexact; built from convert (truncation) and a fix-up."""
     t = lift(x)

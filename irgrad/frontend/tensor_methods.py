@@ -29,6 +29,8 @@ def install() -> None:
     T.__rtruediv__ = _swap(np_api.divide)
     T.__floordiv__ = lambda s, o: np_api.floor_divide(s, o)
     T.__rfloordiv__ = _swap(np_api.floor_divide)
+    T.__mod__ = lambda s, o: np_api.remainder(s, o)
+    T.__rmod__ = _swap(np_api.remainder)
     T.__pow__ = lambda s, o: np_api.power(s, o)
     T.__rpow__ = _swap(np_api.power)
     T.__matmul__ = lambda s, o: np_api.matmul(s, o)

@@ -479,3 +479,45 @@ def test_eager_results_are_numpy_arrays():
     for out in [ig.add(x, x), ig.sum(x), ig.exp(x), ig.less(x, 0.0), ig.zeros((2,)), ig.arange(3)]:
         assert type(out) is np.ndarray
     assert ig.sum(x).shape == ()
+
+
+# ---------------------------------------------------------------------------------------------
+# remainder / %: the divisor's sign, as numpy and Python
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_remainder_integers_signs_and_zero(dtype):
+    x = np.array([5, -5, 5, -5, 7, 0, -7, 9], dtype)
+    y = np.array([3, 3, -3, -3, 0, 4, 7, -2], dtype)
+    with np.errstate(divide="ignore"):
+        expected = np.remainder(x, y)
+    assert_array(ig.remainder(x, y), expected)
+    assert_array(ig.trace(lambda a, b: a % b, x, y)(x, y), expected)
+    assert_array(ig.jit(lambda a, b: a % b)(x, y), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_remainder_random_floats(dtype):
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((6, 7)) * 10).astype(dtype)
+    y = rng.choice([-1.0, 1.0], (6, 7)).astype(dtype) * rng.uniform(0.5, 3.0, (6, 7)).astype(dtype)
+    expected = np.remainder(x, y)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for got in (ig.remainder(x, y), ig.trace(lambda a, b: a % b, x, y)(x, y), ig.jit(lambda a, b: a % b)(x, y)):
+        got = np.asarray(got)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, expected, atol=tol * 10)
+        assert np.all((got == 0) | (np.sign(got) == np.sign(y)))
+    np.testing.assert_allclose(np.asarray(ig.mod(x, 2.5)), np.mod(x, dtype(2.5)), atol=tol * 10)
+    np.testing.assert_allclose(np.asarray(ig.jit(lambda a: 7.0 % a)(y)), np.remainder(dtype(7.0), y), atol=tol * 10)
+
+
+def test_remainder_gradient():
+    rng = np.random.default_rng(12)
+    x = rng.uniform(0.1, 9.9, 20)
+    x = x[np.abs(x / 1.5 - np.round(x / 1.5)) > 0.05]  # away from the jumps
+    gx = ig.grad(lambda a: ig.sum(a % 1.5))(x)
+    np.testing.assert_array_equal(np.asarray(gx), np.ones_like(x))
+    gy = ig.grad(lambda b: ig.sum(x % b))(np.float64(1.5))
+    np.testing.assert_allclose(float(gy), -np.sum(np.floor(x / 1.5)))
