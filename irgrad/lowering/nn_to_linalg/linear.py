@@ -6,12 +6,20 @@
   `linalg.fill` and a `tensor.insert_slice`), then is a generic with seven loops
   `(n, o, oh, ow, c, kh, kw)`, the last three reductions, reading the input at
   `(n, c, oh * stride_h + kh * dilation_h, ow * stride_w + kw * dilation_w)`.
+  A large f32/f64 conv2d (at least IM2COL_MIN_FLOPS, with a window tensor of at most
+  IM2COL_MAX_ELEMENTS) is an im2col instead, so that it becomes GEMMs (convert-linalg-to-blas):
+  a copy generic gathers the windows into `cols[n, c, kh, kw, oh, ow]`, collapsed to
+  `(N, C*KH*KW, OH*OW)`; the weight collapsed to `(O, C*KH*KW)` multiplies each image's
+  columns in a batched-matmul generic `(n, o, p, k)` (the weight read without the batch
+  dimension), and the result is expanded to `(N, O, OH, OW)`. The reduction runs over
+  (c, kh, kw) in the same order as the seven-loop form, so the loop nests compute the same bits.
 - f16 and bf16 accumulate in f32 (the body extends each operand with `arith.extf`) and round
   once at the end, as the interpreter does; so their 2-D matmuls are generics too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, cast
 
 from xdsl.dialects import arith
@@ -29,14 +37,18 @@ from irgrad.lowering.nn_to_linalg.common import (
     Emitter,
     LoweringPattern,
     affine_map,
+    collapse,
     compute_type,
     constant,
     convert_float_tensor,
     dims,
     element_of,
+    empty,
+    expand,
     extend,
     filled_constant,
     generic,
+    tensor_type,
 )
 from irgrad.lowering.nn_to_linalg.data_movement import pad_with
 
@@ -79,6 +91,49 @@ class MatmulPattern(LoweringPattern):
         return convert_float_tensor(b, result, t) if acc_t != t else result
 
 
+IM2COL_MIN_FLOPS = 1 << 20
+"""Smaller convolutions stay one generic: a GEMM call would not pay for the window copy."""
+IM2COL_MAX_ELEMENTS = 1 << 26
+"""Largest window tensor (256 MiB of f32) an im2col may materialize."""
+
+
+def im2col_conv(
+    b: Emitter, x: SSAValue, weight: SSAValue, out_shape: Sequence[int],
+    stride: Sequence[int], dilation: Sequence[int], t: Attribute,
+) -> SSAValue | None:  # fmt: skip
+    """conv2d of padded `x` as im2col + batched matmul (module doc), or None when too small
+    or too big for it."""
+    n_, c_, _, _ = tensor_type(x).get_shape()
+    o_, _, kh_, kw_ = tensor_type(weight).get_shape()
+    oh_, ow_ = out_shape[2], out_shape[3]
+    ckk, pixels = c_ * kh_ * kw_, oh_ * ow_
+    if 2 * n_ * o_ * pixels * ckk < IM2COL_MIN_FLOPS or n_ * ckk * pixels > IM2COL_MAX_ELEMENTS:
+        return None
+    n, c, kh, kw, oh, ow = dims(range(6))
+    (cols,) = generic(
+        b,
+        [x],
+        [affine_map(6, [n, c, oh * stride[0] + kh * dilation[0], ow * stride[1] + kw * dilation[1]])],
+        [empty(b, [n_, c_, kh_, kw_, oh_, ow_], t)],
+        [affine_map(6, [n, c, kh, kw, oh, ow])],
+        [PARALLEL] * 6,
+        lambda e, v, _out: [v],
+    )
+    columns = collapse(b, cols, [n_, ckk, pixels], [[0], [1, 2, 3], [4, 5]])
+    matrix = collapse(b, weight, [o_, ckk], [[0], [1, 2, 3]])
+    batch, row, col, k = dims(range(4))
+    (product,) = generic(
+        b,
+        [matrix, columns],
+        [affine_map(4, [row, k]), affine_map(4, [batch, k, col])],
+        [filled_constant(b, 0.0, [n_, o_, pixels], t)],
+        [affine_map(4, [batch, row, col])],
+        [PARALLEL] * 3 + [REDUCTION],
+        multiply_accumulate(t),
+    )
+    return expand(b, product, [n_, o_, oh_, ow_], [[0], [1], [2, 3]])
+
+
 class Conv2DPattern(LoweringPattern):
     OPS: ClassVar[tuple[type[Operation], ...]] = (nn.Conv2DOp,)
 
@@ -93,6 +148,10 @@ class Conv2DPattern(LoweringPattern):
         if any((top, bottom, left, right)):
             x = pad_with(b, x, constant(b, 0.0, t), [0, 0, top, left], [0, 0, bottom, right])
         shape = cast(TensorType, op.result.type).get_shape()
+        if acc_t == t:
+            lowered = im2col_conv(b, x, op.weight, shape, stride, dilation, t)
+            if lowered is not None:
+                return lowered
         init = filled_constant(b, 0.0, shape, acc_t)
         n, o, oh, ow, c, kh, kw = dims(range(7))
         row: AffineExpr = oh * stride[0] + kh * dilation[0]
