@@ -512,9 +512,15 @@ class CudaDevice:
             self.cuda.memcpy_htod(buffer.pointer + r * ld * values.itemsize, np.ascontiguousarray(values[r]))
 
     def close(self) -> None:
-        if self.cublas is not None:
-            self.cublas.close()
-        self.pool.release()
+        """Free the cached device memory and the cuBLAS handle (in this device's context)."""
+        self.context.push()
+        try:
+            if self.cublas is not None:
+                self.cublas.close()
+                self.cublas = None
+            self.pool.release()
+        finally:
+            self.context.pop()
 
 
 def _host_gemm(op: GemmOp, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:
