@@ -271,3 +271,23 @@ def test_batched_matmul_gradient_matches_interpreter():
     np.testing.assert_allclose(value, ref_value, rtol=1e-5)
     np.testing.assert_allclose(ga, ra, rtol=1e-4, atol=1e-4 * np.abs(ra).max())
     np.testing.assert_allclose(gb, rb, rtol=1e-4, atol=1e-4 * np.abs(rb).max())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_matmul_widens_to_an_f32_gemm(dtype):
+    """Large f16/bf16 matmuls: operands widened once, an f32 GEMM, the result rounded once,
+    which is the op's contract (f32 accumulation): within one ulp of the interpreter."""
+    import ml_dtypes
+
+    dt = np.dtype(np.float16) if dtype == "float16" else np.dtype(ml_dtypes.bfloat16)
+    rng = np.random.default_rng(21)
+    a, b = rng.standard_normal((96, 160)).astype(dt), rng.standard_normal((160, 72)).astype(dt)
+    jitted = ig.jit(lambda a, b: a @ b, backend="cpu")
+    assert "blas.gemm" in jitted.lower(a, b).as_text("loops")
+    got = np.asarray(jitted(a, b))
+    assert got.dtype == dt
+    expected = np.asarray(ig.jit(lambda a, b: a @ b, backend="interp")(a, b))
+    mantissa = 10 if dtype == "float16" else 7
+    e = expected.astype(np.float64)
+    ulp = 2.0 ** (np.floor(np.log2(np.maximum(np.abs(e), 1e-3))) - mantissa)
+    assert np.all(np.abs(got.astype(np.float64) - e) <= ulp)

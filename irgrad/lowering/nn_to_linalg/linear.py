@@ -14,7 +14,9 @@
   dimension), and the result is expanded to `(N, O, OH, OW)`. The reduction runs over
   (c, kh, kw) in the same order as the seven-loop form, so the loop nests compute the same bits.
 - f16 and bf16 accumulate in f32 (the body extends each operand with `arith.extf`) and round
-  once at the end, as the interpreter does; so their 2-D matmuls are generics too.
+  once at the end, as the interpreter does; so their matmuls are generics too, except a large
+  2-D one (WIDEN_MIN_FLOPS), whose operands are widened to f32 once for an f32 `linalg.matmul`
+  (a GEMM after convert-linalg-to-blas) whose result is rounded: the same products and sums.
 """
 
 from __future__ import annotations
@@ -63,6 +65,16 @@ def multiply_accumulate(acc_t: Attribute):
     return body
 
 
+WIDEN_MIN_FLOPS = 1 << 15
+"""A 2-D f16/bf16 matmul of at least this many flops is widened to an f32 linalg.matmul."""
+
+
+def _flops(op: nn.MatmulOp) -> int:
+    m, k = cast(TensorType, op.lhs.type).get_shape()[-2:]
+    n = cast(TensorType, op.rhs.type).get_shape()[-1]
+    return 2 * m * n * k
+
+
 class MatmulPattern(LoweringPattern):
     OPS: ClassVar[tuple[type[Operation], ...]] = (nn.MatmulOp,)
 
@@ -74,6 +86,11 @@ class MatmulPattern(LoweringPattern):
         init = filled_constant(b, 0, shape, acc_t)
         if len(shape) == 2 and acc_t == t:
             return b(linalg.MatmulOp([op.lhs, op.rhs], [init]))
+        if len(shape) == 2 and is_float(t) and _flops(op) >= WIDEN_MIN_FLOPS:
+            # f16/bf16: widen both operands once, multiply in f32 (a BLAS GEMM once
+            # convert-linalg-to-blas runs), round once: the same products and f32 sums.
+            lhs, rhs = (convert_float_tensor(b, v, acc_t) for v in (op.lhs, op.rhs))
+            return convert_float_tensor(b, b(linalg.MatmulOp([lhs, rhs], [init])), t)
         # Loops: batch dimensions, then m, n, k.
         batch = len(shape) - 2
         loops = batch + 3
