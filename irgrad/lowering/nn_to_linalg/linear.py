@@ -7,11 +7,13 @@
   `(n, o, oh, ow, c, kh, kw)`, the last three reductions, reading the input at
   `(n, c, oh * stride_h + kh * dilation_h, ow * stride_w + kw * dilation_w)`.
   A large f32/f64 conv2d (at least IM2COL_MIN_FLOPS, with a window tensor of at most
-  IM2COL_MAX_ELEMENTS) is an im2col instead, so that it becomes GEMMs (convert-linalg-to-blas):
-  a copy generic gathers the windows into `cols[n, c, kh, kw, oh, ow]`, collapsed to
-  `(N, C*KH*KW, OH*OW)`; the weight collapsed to `(O, C*KH*KW)` multiplies each image's
-  columns in a batched-matmul generic `(n, o, p, k)` (the weight read without the batch
-  dimension), and the result is expanded to `(N, O, OH, OW)`. The reduction runs over
+  IM2COL_MAX_ELEMENTS) is an im2col instead, so that it becomes one GEMM (convert-linalg-to-blas):
+  a copy generic gathers the windows into `cols[c, kh, kw, n, oh, ow]`, collapsed to
+  `(C*KH*KW, N*OH*OW)`; the weight collapsed to `(O, C*KH*KW)` times it is a
+  `linalg.matmul` `(O, N*OH*OW)`, expanded to `(O, N, OH, OW)` and transposed to NCHW (a copy
+  that fusion moves into the consumer). One GEMM over all images, rather than one per image:
+  the weight gradient (a convolution whose "images" are the input channels and whose output is
+  the 3x3 kernel) would otherwise be many GEMMs nine columns wide. The reduction runs over
   (c, kh, kw) in the same order as the seven-loop form, so the loop nests compute the same bits.
 - f16 and bf16 accumulate in f32 (the body extends each operand with `arith.extf`) and round
   once at the end, as the interpreter does; so their matmuls are generics too, except a large
@@ -118,37 +120,39 @@ def im2col_conv(
     b: Emitter, x: SSAValue, weight: SSAValue, out_shape: Sequence[int],
     stride: Sequence[int], dilation: Sequence[int], t: Attribute,
 ) -> SSAValue | None:  # fmt: skip
-    """conv2d of padded `x` as im2col + batched matmul (module doc), or None when too small
-    or too big for it."""
+    """conv2d of padded `x` as im2col + one matmul (module doc), or None when too small or too
+    big for it."""
     n_, c_, _, _ = tensor_type(x).get_shape()
     o_, _, kh_, kw_ = tensor_type(weight).get_shape()
     oh_, ow_ = out_shape[2], out_shape[3]
-    ckk, pixels = c_ * kh_ * kw_, oh_ * ow_
-    if 2 * n_ * o_ * pixels * ckk < IM2COL_MIN_FLOPS or n_ * ckk * pixels > IM2COL_MAX_ELEMENTS:
+    ckk, columns_n = c_ * kh_ * kw_, n_ * oh_ * ow_
+    if 2 * o_ * columns_n * ckk < IM2COL_MIN_FLOPS or ckk * columns_n > IM2COL_MAX_ELEMENTS:
         return None
-    n, c, kh, kw, oh, ow = dims(range(6))
+    c, kh, kw, n, oh, ow = dims(range(6))
     (cols,) = generic(
         b,
         [x],
         [affine_map(6, [n, c, oh * stride[0] + kh * dilation[0], ow * stride[1] + kw * dilation[1]])],
-        [empty(b, [n_, c_, kh_, kw_, oh_, ow_], t)],
-        [affine_map(6, [n, c, kh, kw, oh, ow])],
+        [empty(b, [c_, kh_, kw_, n_, oh_, ow_], t)],
+        [affine_map(6, [c, kh, kw, n, oh, ow])],
         [PARALLEL] * 6,
         lambda e, v, _out: [v],
     )
-    columns = collapse(b, cols, [n_, ckk, pixels], [[0], [1, 2, 3], [4, 5]])
+    columns = collapse(b, cols, [ckk, columns_n], [[0, 1, 2], [3, 4, 5]])
     matrix = collapse(b, weight, [o_, ckk], [[0], [1, 2, 3]])
-    batch, row, col, k = dims(range(4))
-    (product,) = generic(
+    product = b(linalg.MatmulOp([matrix, columns], [filled_constant(b, 0.0, [o_, columns_n], t)]))
+    by_image = expand(b, product, [o_, n_, oh_, ow_], [[0], [1, 2, 3]])
+    d0, d1, d2, d3 = dims(range(4))
+    (result,) = generic(
         b,
-        [matrix, columns],
-        [affine_map(4, [row, k]), affine_map(4, [batch, k, col])],
-        [filled_constant(b, 0.0, [n_, o_, pixels], t)],
-        [affine_map(4, [batch, row, col])],
-        [PARALLEL] * 3 + [REDUCTION],
-        multiply_accumulate(t),
+        [by_image],
+        [affine_map(4, [d1, d0, d2, d3])],
+        [empty(b, [n_, o_, oh_, ow_], t)],
+        [affine_map(4, [d0, d1, d2, d3])],
+        [PARALLEL] * 4,
+        lambda e, v, _out: [v],
     )
-    return expand(b, product, [n_, o_, oh_, ow_], [[0], [1], [2, 3]])
+    return result
 
 
 class Conv2DPattern(LoweringPattern):

@@ -428,18 +428,19 @@ func.func @loop(%x: tensor<2xf32>, %n: index) -> tensor<2xf32> {
 
 // -----
 
-// A large conv2d (2 * 8 * 16 * 256 * 72 flops >= 2^20) is an im2col: the windows copied into
-// cols[n, c, kh, kw, oh, ow], collapsed to (N, C*KH*KW, OH*OW); the weight collapsed to
-// (O, C*KH*KW) multiplies each image's columns (a batched matmul reading the weight without
-// the batch dimension: GEMMs after convert-linalg-to-blas); the result expanded to NCHW.
+// A large conv2d (2 * 16 * 2048 * 72 flops >= 2^20) is an im2col: the windows copied into
+// cols[c, kh, kw, n, oh, ow], collapsed to (C*KH*KW, N*OH*OW); the weight collapsed to
+// (O, C*KH*KW) times it is one linalg.matmul (one GEMM after convert-linalg-to-blas),
+// expanded to (O, N, OH, OW) and transposed to NCHW.
 func.func @conv_im2col(%x: tensor<8x8x16x16xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<8x16x16x16xf32> {
   %y = nn.conv2d %x, %w stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : (tensor<8x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<8x16x16x16xf32>
   func.return %y : tensor<8x16x16x16xf32>
 }
 // CHECK-LABEL: func.func @conv_im2col(
 // CHECK:         %[[PADDED:.*]] = tensor.insert_slice %{{.*}} : tensor<8x8x16x16xf32> into tensor<8x8x18x18xf32>
-// CHECK:         %[[COLS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d4 + d2), (d5 + d3))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[PADDED]] : tensor<8x8x18x18xf32>) outs(%{{.*}} : tensor<8x8x3x3x16x16xf32>)
-// CHECK:         %[[COLUMNS:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0 : i64], [1 : i64, 2 : i64, 3 : i64], [4 : i64, 5 : i64]] : tensor<8x8x3x3x16x16xf32> into tensor<8x72x256xf32>
+// CHECK:         %[[COLS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, (d4 + d1), (d5 + d2))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[PADDED]] : tensor<8x8x18x18xf32>) outs(%{{.*}} : tensor<8x3x3x8x16x16xf32>)
+// CHECK:         %[[COLUMNS:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0 : i64, 1 : i64, 2 : i64], [3 : i64, 4 : i64, 5 : i64]] : tensor<8x3x3x8x16x16xf32> into tensor<72x2048xf32>
 // CHECK-NEXT:    %[[MATRIX:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0 : i64], [1 : i64, 2 : i64, 3 : i64]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
-// CHECK:         %[[PRODUCT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[MATRIX]], %[[COLUMNS]] : tensor<16x72xf32>, tensor<8x72x256xf32>)
-// CHECK:         tensor.expand_shape %[[PRODUCT]] {{\[}}[0 : i64], [1 : i64], [2 : i64, 3 : i64]] output_shape [8, 16, 16, 16] : tensor<8x16x256xf32> into tensor<8x16x16x16xf32>
+// CHECK:         %[[PRODUCT:.*]] = linalg.matmul ins(%[[MATRIX]], %[[COLUMNS]] : tensor<16x72xf32>, tensor<72x2048xf32>)
+// CHECK-NEXT:    %[[BY_IMAGE:.*]] = tensor.expand_shape %[[PRODUCT]] {{\[}}[0 : i64], [1 : i64, 2 : i64, 3 : i64]] output_shape [16, 8, 16, 16] : tensor<16x2048xf32> into tensor<16x8x16x16xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]{{.*}} ins(%[[BY_IMAGE]] : tensor<16x8x16x16xf32>) outs(%{{.*}} : tensor<8x16x16x16xf32>)
