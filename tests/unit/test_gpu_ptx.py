@@ -440,21 +440,28 @@ class _StandInDriver:
         self.module.memcpy_dtod = lambda dest, src, n: self.emulated.copy_on_device(int(dest), int(src), n)
 
 
-@pytest.mark.parametrize("name", ["rnn_value_and_grad", "train_step"])
-def test_the_cuda_device_drives_pycuda_as_documented(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def _use_stand_in(compiled: GpuCompiled, monkeypatch: pytest.MonkeyPatch) -> _StandInDriver:
+    """Make `import pycuda.driver` give a stand-in over the emulator for this test."""
     import sys
     import types
 
-    import irgrad as ig
-
-    fn, args = PROGRAMS[name]
-    compiled = compile_program(ig.trace(fn, *args), check_ptx=False)
     stand_in = _StandInDriver(compiled)
     package = types.ModuleType("pycuda")
     package.driver = stand_in.module  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "pycuda", package)
     monkeypatch.setitem(sys.modules, "pycuda.driver", stand_in.module)
     monkeypatch.delenv("IRGRAD_GPU_EMULATE", raising=False)
+    return stand_in
+
+
+@pytest.mark.parametrize("name", ["rnn_value_and_grad", "train_step"])
+def test_the_cuda_device_drives_pycuda_as_documented(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+
+    import irgrad as ig
+
+    fn, args = PROGRAMS[name]
+    compiled = compile_program(ig.trace(fn, *args), check_ptx=False)
+    stand_in = _use_stand_in(compiled, monkeypatch)
     got = compiled(*ig.tree_leaves(list(args)))
     expected = ig.tree_leaves(fn(*args))
     for k, (g, e) in enumerate(zip(got, expected)):
@@ -500,8 +507,6 @@ class _ColumnMajorCublas:
 
 @pytest.mark.parametrize("transposes", ["a@b", "a.T@b", "a@b.T"])
 def test_gemm_host_op_through_the_cuda_device(transposes: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-    import types
 
     import irgrad as ig
     from irgrad.backends.gpu import runtime
@@ -516,12 +521,7 @@ def test_gemm_host_op_through_the_cuda_device(transposes: str, monkeypatch: pyte
     args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     compiled = compile_program(ig.trace(fn, *args), check_ptx=False)
     assert "blas.gemm" in str(compiled.host)
-    stand_in = _StandInDriver(compiled)
-    package = types.ModuleType("pycuda")
-    package.driver = stand_in.module  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pycuda", package)
-    monkeypatch.setitem(sys.modules, "pycuda.driver", stand_in.module)
-    monkeypatch.delenv("IRGRAD_GPU_EMULATE", raising=False)
+    stand_in = _use_stand_in(compiled, monkeypatch)
     cublas = _ColumnMajorCublas(stand_in.emulated)
     original_init = runtime.CudaDevice.__init__
 
@@ -538,8 +538,6 @@ def test_gemm_host_op_through_the_cuda_device(transposes: str, monkeypatch: pyte
 
 
 def test_gemm_without_cublas_runs_on_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-    import types
     import warnings
 
     import irgrad as ig
@@ -548,12 +546,7 @@ def test_gemm_without_cublas_runs_on_the_host(monkeypatch: pytest.MonkeyPatch) -
     rng = np.random.default_rng(6)
     a, b = rng.standard_normal((64, 40)).astype(np.float32), rng.standard_normal((40, 72)).astype(np.float32)
     compiled = compile_program(ig.trace(lambda a, b: a @ b * 2.0, a, b), check_ptx=False)
-    stand_in = _StandInDriver(compiled)
-    package = types.ModuleType("pycuda")
-    package.driver = stand_in.module  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pycuda", package)
-    monkeypatch.setitem(sys.modules, "pycuda.driver", stand_in.module)
-    monkeypatch.delenv("IRGRAD_GPU_EMULATE", raising=False)
+    stand_in = _use_stand_in(compiled, monkeypatch)
     monkeypatch.setattr(cublas_module, "find_cublas", lambda: None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

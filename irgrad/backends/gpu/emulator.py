@@ -175,9 +175,9 @@ class EmulatedDevice:
 
     def gemm(self, op: Any, a: Any, b: Any, c: Any) -> None:
         """`blas.gemm` on emulated device memory: numpy on views of it, C written in place."""
-        from irgrad.backends.gpu.runtime import _host_gemm
+        from irgrad.backends.interpreter.blas import gemm_in_place
 
-        _host_gemm(op, self.view(a.pointer, a.type), self.view(b.pointer, b.type), self.view(c.pointer, c.type))
+        gemm_in_place(op, self.view(a.pointer, a.type), self.view(b.pointer, b.type), self.view(c.pointer, c.type))
 
     def view(self, pointer: int, t: MemRefType) -> np.ndarray:
         """The numpy view of device memory a buffer argument of type `t` is."""

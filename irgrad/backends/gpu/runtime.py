@@ -37,6 +37,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Attribute, Operation
 
 from irgrad.backends.cpu.abi import numpy_dtype
+from irgrad.backends.interpreter.blas import gemm_in_place
 from irgrad.dialects.blas import GemmOp, unit_strides_last
 from irgrad.diagnostics import IrgradError
 from irgrad.lowering.llvm_common import byte_size, storage_type
@@ -490,7 +491,7 @@ class CudaDevice:
             )  # fmt: skip
             return
         arrays = [self._download(x) for x in (a, b, c)]
-        _host_gemm(op, *arrays)
+        gemm_in_place(op, *arrays)
         self._upload(c, arrays[2])
 
     def _download(self, buffer: DeviceBuffer) -> np.ndarray:
@@ -521,18 +522,6 @@ class CudaDevice:
             self.pool.release()
         finally:
             self.context.pop()
-
-
-def _host_gemm(op: GemmOp, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:
-    """`blas.gemm` on host arrays, in place in `c` (beta = 0: c is not read)."""
-    a = a.T if op.transpose_a else a
-    b = b.T if op.transpose_b else b
-    product = np.matmul(a, b)
-    if op.alpha_value != 1.0:
-        product = product * c.dtype.type(op.alpha_value)
-    if op.beta_value != 0.0:
-        product = product + c * c.dtype.type(op.beta_value)
-    c[...] = product
 
 
 __all__ = [

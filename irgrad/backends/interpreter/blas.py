@@ -13,18 +13,23 @@ from irgrad.backends.interpreter.values import numpy_impl
 from irgrad.dialects import blas
 
 
+def gemm_in_place(op: blas.GemmOp, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:
+    """`c = alpha * op(a) @ op(b) + beta * c` in `c`'s dtype; with beta = 0, `c` is not read.
+    Also the GPU runtime's host and emulator path (irgrad/backends/gpu/runtime.py)."""
+    a = a.T if op.transpose_a else a
+    b = b.T if op.transpose_b else b
+    product = np.matmul(a, b)
+    alpha, beta = op.alpha_value, op.beta_value
+    if alpha != 1.0:
+        product = product * c.dtype.type(alpha)
+    if beta != 0.0:
+        product = product + c * c.dtype.type(beta)
+    c[...] = product
+
+
 @register_impls
 class BlasFunctions(InterpreterFunctions):
     @numpy_impl(blas.GemmOp)
     def run_gemm(self, interpreter: Interpreter, op: blas.GemmOp, args: PythonValues):
-        a, b, c = args
-        a = a.T if op.transpose_a else a
-        b = b.T if op.transpose_b else b
-        product = np.matmul(a, b)
-        alpha, beta = op.alpha_value, op.beta_value
-        if alpha != 1.0:
-            product = product * c.dtype.type(alpha)
-        if beta != 0.0:
-            product = product + c * c.dtype.type(beta)
-        c[...] = product
+        gemm_in_place(op, *args)
         return ()
