@@ -147,10 +147,12 @@ def outline(loop: scf.ParallelOp, name: str, captured: list[SSAValue]) -> func.F
         return op.results[0]
 
     # Constants the loop reads (bounds included) are cloned into the function.
-    for op in loop.walk():
+    walked = list(loop.walk())
+    inside = set(walked)
+    for op in walked:  # in program order, so the output is deterministic
         for operand in op.operands:
             owner = operand.owner
-            if isinstance(owner, arith.ConstantOp) and operand not in mapping and owner not in set(loop.walk()):
+            if isinstance(owner, arith.ConstantOp) and operand not in mapping and owner not in inside:
                 mapping[operand] = add(owner.clone())
     for k, value in enumerate(captured):
         t = convert_type(value.type)
