@@ -34,6 +34,8 @@ import sys
 import time
 from typing import Any
 
+from workloads import busy_jiffies  # one /proc/stat reader for every benchmark script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUSY_MARK = 0.25  # as workloads.BUSY_MARK
 THREAD_ENV = {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
@@ -68,18 +70,9 @@ BUSY: list[tuple[str, float]] = []
 """(script, cores other processes kept busy while it ran): the benchmarks share the machine."""
 
 
-def _busy_jiffies() -> int | None:
-    try:
-        with open("/proc/stat") as f:
-            fields = [int(v) for v in f.readline().split()[1:]]
-    except OSError:
-        return None
-    return sum(fields) - fields[3] - fields[4]  # all but idle and iowait
-
-
 def _others_busy(start_jiffies: int | None, own_cpu_s: float, elapsed: float) -> float:
     """Cores kept busy by processes other than the benchmark (its children included)."""
-    end = _busy_jiffies()
+    end = busy_jiffies()
     if start_jiffies is None or end is None or elapsed <= 0:
         return float("nan")
     busy_s = (end - start_jiffies) / os.sysconf("SC_CLK_TCK")
@@ -98,7 +91,7 @@ def run_script(script: str, args: list[str], rows: list, limits: dict, log: list
         env["BENCH_FRAMEWORKS"] = framework
     env.setdefault("PYTHONWARNINGS", "ignore")
     start = time.perf_counter()
-    jiffies = _busy_jiffies()
+    jiffies = busy_jiffies()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             cwd=HERE)
     assert proc.stdout is not None

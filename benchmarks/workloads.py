@@ -301,7 +301,8 @@ BUSY_MARK = 0.25
 """Figures measured while other processes kept more cores busy than this are marked."""
 
 
-def _busy_jiffies() -> int | None:
+def busy_jiffies() -> int | None:
+    """CPU time (jiffies) the whole machine spent busy, from /proc/stat; None elsewhere."""
     try:
         with open("/proc/stat") as f:
             fields = [int(v) for v in f.readline().split()[1:]]
@@ -321,11 +322,11 @@ class OthersBusy:
     """Cores kept busy by other processes between `start()` and `stop()` (nan if unknown)."""
 
     def start(self) -> OthersBusy:
-        self.jiffies, self.cpu, self.t = _busy_jiffies(), _own_cpu(), time.perf_counter()
+        self.jiffies, self.cpu, self.t = busy_jiffies(), _own_cpu(), time.perf_counter()
         return self
 
     def stop(self) -> float:
-        end, cpu, t = _busy_jiffies(), _own_cpu(), time.perf_counter()
+        end, cpu, t = busy_jiffies(), _own_cpu(), time.perf_counter()
         if end is None or self.jiffies is None or t - self.t < 0.5:  # too short for 10 ms ticks
             return float("nan")
         busy = (end - self.jiffies) / os.sysconf("SC_CLK_TCK")
