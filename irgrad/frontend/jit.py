@@ -47,9 +47,10 @@ class Jitted:
         self._compiled: dict[Any, Any] = {}
         self._trace_seconds: dict[Any, float] = {}
         self._last_key: Any = None
-        # The call fast path (cpu backend): a cheap key of the arguments -> the Compiled that
-        # the full signature maps them to. Filled only by calls that went the general way.
-        self._fast: dict[Any, Compiled] = {}
+        # The call fast path (cpu backend): a cheap key of the arguments -> a call of the
+        # Compiled that the full signature maps them to, taking the flat leaves. Filled only by
+        # calls that went the general way.
+        self._fast: dict[Any, Callable[[Sequence[Any]], Any]] = {}
 
     def _split(self, args: tuple[Any, ...]) -> tuple[list[Any], tuple[Any, ...]]:
         dynamic = [a for i, a in enumerate(args) if i not in self.static_argnums]
@@ -156,15 +157,24 @@ class Jitted:
     def __call__(self, *args: Any) -> Any:
         fast = None
         if self.backend == "cpu" and current_frame() is None:
-            # The fast path: arguments whose cheap key a previous call compiled for.
+            # The fast path: arguments whose cheap key a previous call compiled for. Plain
+            # array arguments (the common case) are keyed inline, as _fast_key would.
+            if not self.static_argnums:
+                for a in args:
+                    if type(a) is not np.ndarray:
+                        break
+                else:
+                    caller = self._fast.get(tuple([(a.shape, a.dtype) for a in args]))
+                    if caller is not None:
+                        return caller(args)
             fast = _fast_key(args, self.static_argnums)
             if fast is not None:
                 try:
-                    compiled = self._fast.get(fast[0])
+                    caller = self._fast.get(fast[0])
                 except TypeError:  # an unhashable static value: the general path says so
-                    compiled = None
-                if compiled is not None:
-                    return compiled.call_leaves(fast[1])
+                    caller = None
+                if caller is not None:
+                    return caller(fast[1])
         if current_frame() is not None or any(isinstance(x, Tracer) for x in tree_flatten(list(args))[0]):
             # Inside a trace, jit is transparent: the function is traced inline.
             return self.fn(*args)
@@ -176,7 +186,8 @@ class Jitted:
             compiled = self._compile(key, args)
             result = compiled(*dynamic)
             if fast is not None:
-                self._fast[fast[0]] = compiled
+                arrays = all(type(leaf) is np.ndarray for leaf in fast[1])
+                self._fast[fast[0]] = compiled.array_caller() if arrays else compiled.call_leaves
             return result
         program = self.trace(*args)
         leaves, _ = tree_flatten(dynamic)

@@ -98,6 +98,9 @@ class Compiled:
         self._out_tree = program.traced.out_tree
         self._out_is_leaf = self._out_tree.kind == "leaf"
         self._expected = [(aval.shape, aval.dtype) for aval in self._avals]
+        # n when the arguments are n plain leaves (a call with n arrays needs no flattening).
+        n = len(self._avals)
+        self._flat_arity = n if tree_flatten([0] * n)[1] == self._in_tree else -1
 
     def stats(self) -> dict[str, float]:
         """Seconds spent in each compile step: trace, each pipeline stage, LLVM's steps."""
@@ -134,23 +137,36 @@ class Compiled:
         return inputs
 
     def call_flat(self, leaves: Sequence[Any]) -> list[Any]:
-        return list(self._function(*self._inputs(leaves)))
+        return list(self._function.call(*self._inputs(leaves)))
 
     def call_leaves(self, leaves: Sequence[Any]) -> Any:
         """A call with the flat leaves of arguments already known to have this structure."""
-        outputs = self._function(*self._inputs(leaves))
+        outputs = self._function.call(*self._inputs(leaves))
         if self._out_is_leaf and len(outputs) == 1:
             return outputs[0]
         return tree_unflatten(self._out_tree, outputs)
 
+    def array_caller(self) -> Any:
+        """`call_leaves` for leaves that are all numpy arrays (`ig.jit`'s fast path): the
+        compiled function checks shape, dtype and layout itself (copying what it must), so
+        the leaves go to it as they are."""
+        call = self._function.call
+        if self._out_is_leaf:
+            return lambda leaves: call(*leaves)[0]
+        out_tree = self._out_tree
+        return lambda leaves: tree_unflatten(out_tree, call(*leaves))
+
     def __call__(self, *args: Any) -> Any:
-        leaves, tree = tree_flatten(list(args))
-        if tree != self._in_tree:
-            raise SignatureError(
-                f"{self.program.entry}: arguments have structure {tree!r}; this compiled function "
-                f"takes {self._in_tree!r}"
-            )
-        outputs = self._function(*self._inputs(leaves))
+        if self._flat_arity == len(args) and all([type(a) is np.ndarray for a in args]):
+            leaves: Sequence[Any] = args  # the structure is a flat list of arrays: no flatten
+        else:
+            leaves, tree = tree_flatten(list(args))
+            if tree != self._in_tree:
+                raise SignatureError(
+                    f"{self.program.entry}: arguments have structure {tree!r}; this compiled "
+                    f"function takes {self._in_tree!r}"
+                )
+        outputs = self._function.call(*self._inputs(leaves))
         if self._out_is_leaf and len(outputs) == 1:
             return outputs[0]
         return tree_unflatten(self._out_tree, outputs)

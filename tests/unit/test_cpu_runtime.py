@@ -782,9 +782,15 @@ def test_the_slow_path_without_numpy_object_layout(monkeypatch: pytest.MonkeyPat
     x = np.arange(12, dtype=np.float64).reshape(3, 4)
     (fast,) = add(x, x, 2)
     monkeypatch.setattr(abi, "_DATA", None)
-    (slow,) = add(x, x, 2)
+    slow_add = function(ADD_2D, "add2", 3)
+    assert slow_add.call == slow_add._general_call  # the looping call, no generated code
+    (slow,) = slow_add(x, x, 2)
     np.testing.assert_array_equal(fast, slow)
     np.testing.assert_array_equal(slow, 3 * x)
+    (copied,) = slow_add(np.asfortranarray(x), x[::-1][::-1], np.int32(2))
+    np.testing.assert_array_equal(copied, 3 * x)
+    with pytest.raises(abi.ArgumentError, match="takes 3 argument"):
+        slow_add(x, x)
 
 
 def test_calls_from_several_threads() -> None:
@@ -917,3 +923,37 @@ def test_interpreter_oracle_sees_the_same_program() -> None:
     x = np.arange(6, dtype=np.float32)
     (out,) = interpret(module, "add", [x, x])
     np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_generated_call_matches_the_general_call() -> None:
+    """The call generated per signature (abi._specialized_call) takes the same steps as the
+    looping one: same results on fast and copied inputs, same errors on bad ones."""
+    from irgrad.backends.cpu import abi
+
+    add = function(ADD_2D, "add2", 3)
+    assert add.call.__code__.co_filename == "<irgrad call of @add2>"
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    good = [
+        (x, x, 2),
+        (np.asfortranarray(x), x.astype(">f8"), np.int32(-1)),
+        (np.broadcast_to(x[:1], (3, 4)), x, np.array(5, dtype=np.int32)),
+    ]
+    for args in good:
+        np.testing.assert_array_equal(add.call(*args)[0], add._general_call(*args)[0])
+        np.testing.assert_allclose(add(*args)[0], args[0] + args[1] * int(args[2]))
+    bad = [
+        (x,),
+        (x, x, 2, 3),
+        (x[:2], x, 2),
+        (x.astype(np.float32), x, 2),
+        (x.tolist(), x, 2),
+        (x, x, 2.5),
+        (x, x, 2**40),
+        (x, x, np.int64(2)),
+    ]
+    for args in bad:
+        with pytest.raises(abi.ArgumentError) as specialized:
+            add.call(*args)
+        with pytest.raises(abi.ArgumentError) as general:
+            add._general_call(*args)
+        assert str(specialized.value) == str(general.value)

@@ -5,7 +5,8 @@ The compiled side is the packed entry convert-func-to-llvm emits for every publi
 out-param buffers bufferize added), then one per scalar result. Each slot points at a value:
 a scalar's slot at the scalar, a buffer's slot at a word holding its data pointer, which is
 the `data` field of the numpy array object itself (see `_data_field_offset`), so a call asks
-numpy for no pointers: about 3 us of fixed cost for a few arguments.
+numpy for no pointers; and the call itself is Python source generated for the signature
+(`_specialized_call`): about 1.5 us of fixed cost for one argument and one result.
 
 `CompiledFunction(module, name, arg_types, result_types)` describes `@f` as the user sees
 it: `arg_types` are the inputs (memref or tensor types for arrays, scalar types), and
@@ -200,6 +201,8 @@ class CompiledFunction:
         self._slot_is_buffer = tuple(p.is_buffer for p in self.params) + tuple(
             self.results[k].is_buffer for k in self._order
         )
+        self.call = self._general_call if _DATA is None else self._specialized_call()
+        """Call with numpy arrays (as `self(...)`, one Python frame less)."""
 
     def __repr__(self) -> str:
         args = ", ".join(str(p.ir_type) for p in self.params)
@@ -264,9 +267,14 @@ class CompiledFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args: Any) -> tuple[Any, ...]:
+        return self.call(*args)
+
+    def _general_call(self, *args: Any) -> tuple[Any, ...]:
+        """The call for any signature, looping over the parameters (used where the data
+        field's offset is unknown; `_specialized_call` unrolls the same steps)."""
         params = self.params
         if len(args) != len(params):
-            raise ArgumentError(f"@{self.name} takes {len(params)} argument(s), got {len(args)}")
+            raise self._count_error(len(args))
         # Everything the slots point into stays referenced here until the call returns.
         keep: list[np.ndarray] = []
         for (is_buffer, shape, dtype, strides), param, value in zip(self._fast, params, args):
@@ -283,23 +291,72 @@ class CompiledFunction:
             else:
                 keep.append(self._array(param, value))
         outputs = [np.empty(shape, dtype) for shape, dtype, _ in self._outputs]
-        order = self._order
-        keep.extend([outputs[k] for k in order])
-        if _DATA is not None:
-            # A buffer's slot points at the array object's data-pointer field (the word
-            # holding its value); a scalar's (a 0-d array's) at its data.
-            slots = self._slots_type(*[
-                id(a) + _DATA if buffer else _data_pointer(a)
-                for a, buffer in zip(keep, self._slot_is_buffer)
-            ])  # fmt: skip
-            self._call(slots)
-        else:
-            self._call_slow(keep)
+        keep.extend([outputs[k] for k in self._order])
+        self._call_slow(keep)
         if len(outputs) == 1 and self._outputs[0][2]:
             return (outputs[0],)
         return tuple([
             out if is_buffer else out[()] for out, (_, _, is_buffer) in zip(outputs, self._outputs)
         ])  # fmt: skip
+
+    def _count_error(self, got: int) -> ArgumentError:
+        return ArgumentError(f"@{self.name} takes {len(self.params)} argument(s), got {got}")
+
+    def _specialized_call(self) -> Any:
+        """The call, generated as Python source for this one signature.
+
+        A call's fixed cost is what W7 measures (a few microseconds, most of it Python):
+        looping over parameter descriptions costs about as much as the checks themselves,
+        so, as `dataclasses` and `namedtuple` do, the loop is unrolled into a function
+        written for this signature: one line of checks per argument (an array of the right
+        shape, dtype and C strides, aligned, passes as it is; anything else goes through
+        `_array`/`_scalar`, which copy or raise), one `np.empty` per out-param, the slot
+        array, the guarded call. Same steps and errors as `_general_call`.
+        """
+        n = len(self.params)
+        env: dict[str, Any] = {
+            "ndarray": np.ndarray, "empty": np.empty, "DATA": _DATA, "SLOTS": self._slots_type,
+            "data_pointer": _data_pointer, "count_error": self._count_error,
+            "ENTRY": self._entry_address, "entry": self._entry, "guarded": self._guarded,
+            "jmp_buf": _jmp_buf, "out_of_memory": self._out_of_memory,
+        }  # fmt: skip
+        args = [f"a{k}" for k in range(n)]
+        lines = ["def call(*args):", f"    if len(args) != {n}: raise count_error(len(args))"]
+        if n:
+            lines.append(f"    {', '.join(args)}{',' if n == 1 else ''} = args")
+        slots = []
+        for k, ((is_buffer, shape, dtype, strides), param) in enumerate(zip(self._fast, self.params)):
+            env[f"param{k}"] = param
+            if not is_buffer:
+                env[f"scalar{k}"] = self._scalar
+                lines.append(f"    a{k} = scalar{k}(param{k}, a{k})")
+                slots.append(f"data_pointer(a{k})")
+                continue
+            env[f"S{k}"], env[f"D{k}"], env[f"T{k}"], env[f"array{k}"] = shape, dtype, strides, self._array
+            lines.append(
+                f"    if not (type(a{k}) is ndarray and a{k}.shape == S{k} and a{k}.dtype == D{k} "
+                f"and a{k}.strides == T{k} and a{k}.flags.aligned):"
+            )
+            lines.append(f"        a{k} = array{k}(param{k}, a{k})")
+            slots.append(f"id(a{k}) + DATA")
+        outs = []
+        for k, (shape, dtype, _) in enumerate(self._outputs):
+            env[f"OS{k}"], env[f"OD{k}"] = shape, dtype
+            lines.append(f"    o{k} = empty(OS{k}, OD{k})")
+            outs.append(f"o{k}")
+        for k in self._order:
+            slots.append(f"id(o{k}) + DATA" if self._outputs[k][2] else f"data_pointer(o{k})")
+        lines.append(f"    slots = SLOTS({', '.join(slots)})")
+        if self._guarded is None:
+            lines.append("    entry(slots)")
+        else:
+            lines.append("    failed = guarded(ENTRY, slots, jmp_buf())")
+            lines.append("    if failed: raise out_of_memory(failed)")
+        results = [f"o{k}" if is_buffer else f"o{k}[()]" for k, (_, _, is_buffer) in enumerate(self._outputs)]
+        lines.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+        namespace: dict[str, Any] = {}
+        exec(compile("\n".join(lines), f"<irgrad call of @{self.name}>", "exec"), env, namespace)
+        return namespace["call"]
 
     def _call_slow(self, keep: list[np.ndarray]) -> None:
         """The same call with data pointers asked of numpy and kept in a ctypes array."""
@@ -315,20 +372,18 @@ class CompiledFunction:
     def _call(self, slots: Any) -> None:
         """`_irgrad_packed_<name>(slots)` through the allocation guard: MemoryError, not a
         crash, when the generated code cannot allocate a buffer (see jit.py)."""
-        guarded = self._guarded
-        if guarded is None:
+        if self._guarded is None:
             self._entry(slots)
             return
-        jmp_buf = _thread_state.__dict__.get("address")
-        if jmp_buf is None:  # the thread's first call: its buffer lives as long as the thread
-            _thread_state.buffer = ctypes.create_string_buffer(JMP_BUF_BYTES)
-            jmp_buf = _thread_state.address = ctypes.addressof(_thread_state.buffer)
-        failed = guarded(self._entry_address, slots, jmp_buf)
+        failed = self._guarded(self._entry_address, slots, _jmp_buf())
         if failed:
-            raise MemoryError(
-                f"@{self.name}: out of memory: the compiled code could not allocate a buffer "
-                f"of {failed} bytes"
-            )
+            raise self._out_of_memory(failed)
+
+    def _out_of_memory(self, failed: int) -> MemoryError:
+        return MemoryError(
+            f"@{self.name}: out of memory: the compiled code could not allocate a buffer "
+            f"of {failed} bytes"
+        )
 
     @property
     def signature(self) -> str:
@@ -349,6 +404,16 @@ def _guarded_call() -> Any:
         address = jit.guarded_call_address
         _guarded.append(None if address is None else _GUARDED_SIGNATURE(address))
     return _guarded[0]
+
+
+def _jmp_buf() -> int:
+    """This thread's jump buffer for the allocation guard (made on its first call; it lives
+    as long as the thread)."""
+    address = _thread_state.__dict__.get("address")
+    if address is None:
+        _thread_state.buffer = ctypes.create_string_buffer(JMP_BUF_BYTES)
+        address = _thread_state.address = ctypes.addressof(_thread_state.buffer)
+    return address
 
 
 def _data_pointer(array: np.ndarray) -> int:
