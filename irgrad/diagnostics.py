@@ -386,3 +386,10 @@ def verify_module(op: Operation, source_text_by_file: SourceMap | None = None) -
                 raise
             message = _clean_message(str(err), child.name)
             raise IRVerifyError(child, message, sources=source_text_by_file) from err
+        except IrgradError:
+            raise
+        except Exception as err:  # noqa: BLE001 - some xDSL verifiers raise a bare Exception
+            # (memref.load with the wrong number of indices): still a verifier's finding about
+            # this op, so it gets the op's location like any other.
+            message = _clean_message(str(err), child.name)
+            raise IRVerifyError(child, message, sources=source_text_by_file) from err

@@ -260,6 +260,11 @@ class IrgradOptMain(xDSLOptMain):
 
     def emit(self, module: ModuleOp) -> str:
         """The module in the `-t` target's format."""
+        if parse_spec(self.args.target).name == "llvm":
+            # xDSL's llvm target reports bad input without a location (or as a TypeError).
+            from irgrad.backends.cpu.translate import check_translatable
+
+            check_translatable(module)
         try:
             return self.output_resulting_program(module)
         except NotImplementedError as err:

@@ -275,10 +275,17 @@ def build_pipeline(
 _DIALECTS["nn"] = _lazy_dialect("nn", "irgrad.dialects.nn", "NN")
 _DIALECTS["autodiff"] = _lazy_dialect("autodiff", "irgrad.dialects.autodiff", "Autodiff")
 _DIALECTS["blas"] = _lazy_dialect("blas", "irgrad.dialects.blas", "BLAS")
+_DIALECTS["index"] = _lazy_dialect("index", "irgrad.dialects.index", "Index")
 
 register_pass("autodiff", lazy("irgrad.autodiff.transform", "AutodiffPass"))
 register_pass("checkpoint-chain", lazy("irgrad.autodiff.checkpoint_chain", "CheckpointChainPass"))
 register_pass("symbol-dce", lazy("irgrad.transforms.symbol_dce", "SymbolDCEPass"))
+register_pass(
+    "generate-runtime-verification",
+    lazy("irgrad.transforms.runtime_verification", "GenerateRuntimeVerificationPass"),
+)
+register_pass("set-fastmath", lazy("irgrad.transforms.set_fastmath", "SetFastMathPass"))
+register_pass("scf-split-reductions", lazy("irgrad.transforms.split_reductions", "SplitReductionsPass"))
 register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"))
 register_pass("bufferize", lazy("irgrad.lowering.bufferize", "BufferizePass"))
 register_pass("convert-linalg-to-blas", lazy("irgrad.lowering.linalg_to_blas", "ConvertLinalgToBlasPass"))
@@ -299,6 +306,7 @@ register_pass(
     "convert-scf-to-cf-with-while",
     lazy("irgrad.lowering.scf_to_cf_with_while", "ConvertScfToCfWithWhilePass"),
 )
+register_pass("convert-index-to-llvm", lazy("irgrad.lowering.index_to_llvm", "ConvertIndexToLLVMPass"))
 register_pass("convert-arith-to-llvm", lazy("irgrad.lowering.arith_to_llvm", "ConvertArithToLLVMPass"))
 register_pass("convert-math-to-llvm", lazy("irgrad.lowering.math_to_llvm", "ConvertMathToLLVMPass"))
 register_pass(

@@ -1,6 +1,7 @@
 """`irgrad-run`: run a function of an IR file on .npy inputs (the peer of mlir-cpu-runner).
 
     irgrad-run FILE [--entry NAME] [--input a.npy]... [--output out.npz] [--backend interp|cpu]
+               [--no-runtime-checks]
 
 FILE is MLIR text (`-` for stdin), parsed and verified with located diagnostics. Each
 `--input` is one .npy file per function argument, in order (a 0-d array for a scalar
@@ -11,6 +12,11 @@ function of the module.
 Bad input (a missing file, a parse or verifier error, an unknown entry, inputs of the wrong
 count, shape or dtype) is a diagnostic on stderr and exit code 1; an interpreter bug is an
 `internal error` and exit code 2 (IRGRAD_TRACEBACK=1 shows the Python traceback).
+
+With `--backend cpu`, `generate-runtime-verification` runs after bufferize: an index out of
+bounds at run time is a diagnostic at the op (`file:line:col: error: ... out-of-bounds ...`)
+and exit code 1, as with the interpreter, instead of a crash. `--no-runtime-checks` leaves
+the checks out (the code the Python API compiles has none).
 """
 
 from __future__ import annotations
@@ -142,6 +148,13 @@ def argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--output", metavar="OUT.npz", help="save results as result0, result1, ...")
     parser.add_argument("--backend", choices=BACKENDS, default="interp", help="interp (the reference interpreter, default), cpu (compiled by LLVM) or gpu (PTX run through pycuda on an NVIDIA GPU)")
+    parser.add_argument(
+        "--no-runtime-checks",
+        dest="runtime_checks",
+        action="store_false",
+        help="cpu backend: do not check indices at run time (an out-of-bounds index is then "
+        "undefined behaviour, possibly a crash)",
+    )
     return parser
 
 
@@ -152,7 +165,7 @@ def run(argv: Sequence[str] | None) -> int:
     inputs = load_inputs(args.input, func)
     try:
         if args.backend == "cpu":
-            results = run_on_cpu(module, func, inputs)
+            results = run_on_cpu(module, func, inputs, runtime_checks=args.runtime_checks)
         elif args.backend == "gpu":
             results = run_on_gpu(module, func, inputs)
         else:
@@ -166,17 +179,40 @@ def run(argv: Sequence[str] | None) -> int:
     return 0
 
 
-def run_on_cpu(module: ModuleOp, func: FuncOp, inputs: Sequence[Any]) -> tuple[Any, ...]:
-    """Lower through the `irgrad-cpu` pipeline, compile with LLVM and call `func`."""
+RUNTIME_CHECKS = "generate-runtime-verification"
+
+
+def cpu_pipeline(runtime_checks: bool = True) -> str:
+    """The `irgrad-cpu` pipeline, with the runtime checks right after bufferize (stage
+    "bufferized": every access is a memref.load/store/subview, the loops are still scf)."""
+    from irgrad.lowering.pipelines import CPU_PIPELINE, CPU_STEPS
+
+    if not runtime_checks:
+        return CPU_PIPELINE
+    specs: list[str] = []
+    for stage, spec in CPU_STEPS:
+        specs.append(spec)
+        if stage == "bufferized":
+            specs.append(RUNTIME_CHECKS)
+    if RUNTIME_CHECKS not in specs:
+        raise RunError(f"the CPU pipeline has no stage 'bufferized' to run {RUNTIME_CHECKS} after")
+    return ",".join(specs)
+
+
+def run_on_cpu(
+    module: ModuleOp, func: FuncOp, inputs: Sequence[Any], *, runtime_checks: bool = True
+) -> tuple[Any, ...]:
+    """Lower through the `irgrad-cpu` pipeline (with runtime checks unless told not to),
+    compile with LLVM and call `func`; a failed check raises RuntimeCheckError, located."""
     from irgrad.backends.cpu import ArgumentError, compile_module
-    from irgrad.lowering.pipelines import CPU_PIPELINE, run_pipeline
+    from irgrad.lowering.pipelines import run_pipeline
 
     arg_types = list(func.function_type.inputs.data)
     result_types = list(func.function_type.outputs.data)
     name = func.sym_name.data
     if func.sym_visibility is not None and func.sym_visibility.data != "public":
         raise RunError(f"@{name} is private; the CPU backend compiles public functions")
-    lowered = run_pipeline(module.clone(), CPU_PIPELINE)
+    lowered = run_pipeline(module.clone(), cpu_pipeline(runtime_checks))
     compiled = compile_module(lowered)
     try:
         return tuple(compiled.function(name, arg_types, result_types)(*inputs))

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from irgrad.frontend.errors import UnsupportedError
-from irgrad.frontend.pytree import tree_flatten, tree_leaf_names, tree_unflatten
+from irgrad.frontend.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
 from irgrad.frontend.stages import Compiled, Lowered
 from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, current_frame, function_name, trace
 
@@ -36,13 +36,30 @@ def default_backend() -> str:
 class Jitted:
     """A function compiled per input signature; call it like the original."""
 
-    def __init__(self, fn: Callable[..., Any], backend: str, static_argnums: Sequence[int]):
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        backend: str,
+        static_argnums: Sequence[int],
+        fast_math: bool | str = False,
+    ):
         if backend not in BACKENDS:
             raise ValueError(f"jit: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        if fast_math not in (False, None) and backend != "cpu":
+            raise ValueError(f"jit: fast_math applies to the cpu backend only, not {backend!r}")
+        if fast_math not in (False, None, True):
+            from irgrad.diagnostics import PassError
+            from irgrad.lowering.pipelines import cpu_steps
+
+            try:
+                cpu_steps(fast_math)  # names a bad flag now
+            except PassError as err:
+                raise ValueError(f"jit: fast_math={fast_math!r}: {str(err).removeprefix('error: ')}") from None
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.backend = backend
         self.static_argnums = tuple(static_argnums)
+        self.fast_math: bool | str = fast_math or False
         self._programs: dict[Any, Program] = {}
         self._compiled: dict[Any, Any] = {}
         self._trace_seconds: dict[Any, float] = {}
@@ -68,7 +85,9 @@ class Jitted:
         program = self._programs.get(key)
         if program is None:
             if os.environ.get("IRGRAD_EXPLAIN_CACHE_MISSES") == "1":
-                print(f"irgrad.jit: compiling {function_name(self.fn)}: {self._explain(key)}", file=sys.stderr)
+                dynamic, _ = self._split(args)
+                why = self._explain(key, dynamic)
+                print(f"irgrad.jit: compiling {function_name(self.fn)}: {why}", file=sys.stderr)
             self._last_key = key
             dynamic, static = self._split(args)
             static_values = dict(static)
@@ -106,37 +125,59 @@ class Jitted:
             if name.replace("_", "a").isalnum():
                 arg.name_hint = name
 
-    def _explain(self, key: Any) -> str:
-        """Why a call compiles: the first difference from the previous signature."""
+    def _param_names(self, count: int) -> list[str]:
+        """The names of the dynamic parameters of `fn` (`#k` where unknown)."""
+        try:
+            params = [
+                p.name
+                for p in inspect.signature(self.fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+        except (TypeError, ValueError):
+            params = []
+        names = [n for i, n in enumerate(params) if i not in self.static_argnums]
+        return [names[k] if k < len(names) else f"#{k}" for k in range(count)]
+
+    def _explain(self, key: Any, dynamic: list[Any]) -> str:
+        """Why a call compiles: the first difference from the previous signature, naming the
+        argument (`params_w`: leaf `w` of argument `params`)."""
         if self._last_key is None:
             return "first call"
         (tree, avals, static), (old_tree, old_avals, old_static) = key, self._last_key
+        names = self._param_names(len(dynamic))
         if tree != old_tree:
-            return f"new argument structure {tree!r} (was {old_tree!r})"
+            if len(tree.children) != len(old_tree.children):
+                return f"{len(tree.children)} arguments (was {len(old_tree.children)})"
+            for name, new, old in zip(names, tree.children, old_tree.children):
+                found = tree_difference(new, old, name)
+                if found is not None:
+                    return f"new argument structure: {found.replace('expected', 'was')}"
+        leaf_names = [leaf for name, arg in zip(names, dynamic) for leaf in tree_leaf_names(arg, name)]
         for k, (a, b) in enumerate(zip(avals, old_avals)):
+            what = leaf_names[k] if k < len(leaf_names) else f"argument leaf #{k}"
             if a.shape != b.shape:
-                return f"argument leaf #{k}: new shape {a.shape} (was {b.shape})"
+                return f"argument {what}: new shape {a.shape} (was {b.shape})"
             if a.dtype != b.dtype:
-                return f"argument leaf #{k}: new dtype {a.dtype} (was {b.dtype})"
-        for (i, value), (_, old) in zip(static, old_static):
-            if value != old:
-                return f"static argument #{i}: new value {value!r} (was {old!r})"
+                return f"argument {what}: new dtype {a.dtype} (was {b.dtype})"
+        for (i, value), (_, old_value) in zip(static, old_static):
+            if value != old_value:
+                return f"static argument #{i}: new value {value!r} (was {old_value!r})"
         return "new signature"
 
     def lower(self, *args: Any) -> Lowered:
         """The program for these arguments lowered through every CPU stage (see `Lowered`)."""
         program = self.trace(*args)
-        return Lowered(program, self._trace_seconds.get(self.signature(*args), 0.0))
+        return Lowered(program, self._trace_seconds.get(self.signature(*args), 0.0), self.fast_math)
 
     def _compile(self, key: Any, args: tuple[Any, ...]) -> Compiled:
         compiled = self._compiled.get(key)
         if compiled is not None:
             return compiled
         program = self.trace(*args)
-        compiled = _from_disk_cache(program)
+        compiled = _from_disk_cache(program, self.fast_math)
         if compiled is None:
-            compiled = Lowered(program, self._trace_seconds.get(key, 0.0)).compile()
-            _to_disk_cache(program, compiled)
+            compiled = Lowered(program, self._trace_seconds.get(key, 0.0), self.fast_math).compile()
+            _to_disk_cache(program, compiled, self.fast_math)
         self._compiled[key] = compiled
         return compiled
 
@@ -254,22 +295,23 @@ def _gpu_compile(program: Program) -> Any:
     return compile_program(program)
 
 
-def _disk_key(program: Program) -> str:
+def _disk_key(program: Program, fast_math: bool | str = False) -> str:
     from irgrad.backends.cache import cache_key
     from irgrad.backends.cpu import host_target
-    from irgrad.lowering.pipelines import CPU_PIPELINE
+    from irgrad.lowering.pipelines import cpu_steps
 
     target = host_target()
-    return cache_key(str(program), CPU_PIPELINE, repr(target))
+    pipeline = ",".join(spec for _, spec in cpu_steps(fast_math))
+    return cache_key(str(program), pipeline, repr(target))
 
 
-def _from_disk_cache(program: Program) -> Compiled | None:
+def _from_disk_cache(program: Program, fast_math: bool | str = False) -> Compiled | None:
     from irgrad.backends import cache
     from irgrad.backends.cpu import CompileError, load_object
 
     if cache.cache_dir() is None:
         return None
-    data = cache.load(_disk_key(program))
+    data = cache.load(_disk_key(program, fast_math))
     if data is None:
         return None
     try:
@@ -279,11 +321,11 @@ def _from_disk_cache(program: Program) -> Compiled | None:
         return None  # a corrupt or foreign entry: recompile and overwrite it
 
 
-def _to_disk_cache(program: Program, compiled: Compiled) -> None:
+def _to_disk_cache(program: Program, compiled: Compiled, fast_math: bool | str = False) -> None:
     from irgrad.backends import cache
 
     if cache.cache_dir() is not None:
-        cache.store(_disk_key(program), compiled.object_code())
+        cache.store(_disk_key(program, fast_math), compiled.object_code())
 
 
 def jit(
@@ -291,13 +333,19 @@ def jit(
     *,
     backend: str | None = None,
     static_argnums: int | Sequence[int] = (),
+    fast_math: bool | str = False,
 ) -> Any:
     """Compile `fn` per input signature; usable as `@ig.jit` or `ig.jit(fn, backend=...)`.
 
     `backend`: "cpu" (default; `$IRGRAD_BACKEND` overrides), "interp" or "gpu".
+    `fast_math` (cpu): off by default (IEEE-exact: sums in the order the loops say, NaN and
+    Inf as numpy). `True` gives LLVM every fast-math flag (`fast`: it may assume no NaN and no
+    Inf); a string names the flags, e.g. "reassoc,contract", which lets LLVM vectorize sums
+    (as several partial sums, so the last bits change) and fuse multiply-adds while keeping
+    NaN/Inf semantics. See the `set-fastmath` pass.
     """
     backend = backend or default_backend()
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     if fn is None:
-        return lambda f: Jitted(f, backend, nums)
-    return Jitted(fn, backend, nums)
+        return lambda f: Jitted(f, backend, nums, fast_math)
+    return Jitted(fn, backend, nums, fast_math)

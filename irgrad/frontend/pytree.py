@@ -121,3 +121,28 @@ def tree_leaf_names(tree: Any, prefix: str) -> list[str]:
 
     visit(tree, prefix)
     return names
+
+
+def _describe(td: TreeDef) -> str:
+    if td.kind == "leaf":
+        return "an array or scalar"
+    if td.kind == "none":
+        return "None"
+    if td.kind == "dict":
+        return f"a dict with keys {list(td.keys)!r}"
+    return f"a {td.kind} of {len(td.children)}"
+
+
+def tree_difference(got: TreeDef, want: TreeDef, path: str) -> str | None:
+    """Where two structures first differ, as "<path>: got X, expected Y" (paths as in
+    `tree_leaf_names`: `params_w`, `batch_0`), or None when they are equal."""
+    if got == want:
+        return None
+    if got.kind != want.kind or len(got.children) != len(want.children) or got.keys != want.keys:
+        return f"{path}: got {_describe(got)}, expected {_describe(want)}"
+    labels = want.keys if want.kind == "dict" else range(len(want.children))
+    for label, g, w in zip(labels, got.children, want.children):
+        found = tree_difference(g, w, f"{path}_{label}")
+        if found is not None:
+            return found
+    return f"{path}: got {got!r}, expected {want!r}"

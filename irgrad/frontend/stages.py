@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from irgrad.frontend.pytree import tree_flatten, tree_leaf_names, tree_unflatten
+from irgrad.frontend.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
 from irgrad.frontend.tracing import Program, ShapeDtype
 
 STAGE_NAMES = ("nn", "autodiff", "linalg", "bufferized", "loops", "llvm", "llvm-ir")
@@ -43,14 +43,14 @@ def _arg_names(program: Program) -> list[str]:
 class Lowered:
     """A traced program lowered through the CPU pipeline, one module per stage."""
 
-    def __init__(self, program: Program, trace_seconds: float = 0.0):
-        from irgrad.lowering.pipelines import CPU_STEPS, run_pipeline
+    def __init__(self, program: Program, trace_seconds: float = 0.0, fast_math: bool | str = False):
+        from irgrad.lowering.pipelines import cpu_steps, run_pipeline
 
         self.program = program
         self.modules: dict[str, ModuleOp] = {"nn": program.module.clone()}
         self.seconds: dict[str, float] = {"trace": trace_seconds}
         module = program.module.clone()
-        for stage, spec in CPU_STEPS:
+        for stage, spec in cpu_steps(fast_math):
             start = time.perf_counter()
             run_pipeline(module, spec)
             self.seconds[stage] = time.perf_counter() - start
@@ -162,14 +162,23 @@ class Compiled:
         else:
             leaves, tree = tree_flatten(list(args))
             if tree != self._in_tree:
-                raise SignatureError(
-                    f"{self.program.entry}: arguments have structure {tree!r}; this compiled "
-                    f"function takes {self._in_tree!r}"
-                )
+                raise SignatureError(f"{self.program.entry}: {self._structure_error(tree)}")
         outputs = self._function.call(*self._inputs(leaves))
         if self._out_is_leaf and len(outputs) == 1:
             return outputs[0]
         return tree_unflatten(self._out_tree, outputs)
+
+
+    def _structure_error(self, tree: Any) -> str:
+        """Which argument's structure differs, and how."""
+        want = self._in_tree
+        if len(tree.children) != len(want.children):
+            return f"takes {len(want.children)} argument(s), got {len(tree.children)}"
+        for k, (got, expected) in enumerate(zip(tree.children, want.children)):
+            found = tree_difference(got, expected, f"argument #{k}")
+            if found is not None:
+                return f"{found} (this compiled function takes arguments {want!r})"
+        return f"arguments have structure {tree!r}; this compiled function takes {want!r}"
 
 
 def leaf_names(args: Sequence[Any], fn: Any) -> list[str]:

@@ -14,6 +14,8 @@ their values may use values of the enclosing blocks directly, but may not leak o
 
 from __future__ import annotations
 
+import ctypes
+
 import inspect
 import itertools
 import re
@@ -254,10 +256,26 @@ def unique_symbol(module: ModuleOp, name: str) -> str:
 
 
 def function_name(fn: Callable[..., Any], default: str = "main") -> str:
+    """The traced function's symbol: `fn`'s name, with `_` appended while the C library has
+    a function of that name (a Python `free`, `expm1` or `malloc` would otherwise clash
+    with the C function the compiled code calls)."""
     name = getattr(fn, "__name__", default)
     if not name.isidentifier() or name == "<lambda>":
         return default
+    while _is_c_symbol(name):
+        name += "_"
     return name
+
+
+_PROCESS = ctypes.CDLL(None)
+
+
+def _is_c_symbol(name: str) -> bool:
+    try:
+        getattr(_PROCESS, name)
+    except AttributeError:
+        return False
+    return True
 
 
 @dataclass

@@ -5,7 +5,12 @@ Output IR: `llvm.br`, `llvm.cond_br`; a `cf.switch` becomes a chain of `llvm.icm
 `llvm.cond_br` (xDSL's llvm dialect has no switch; LLVM turns the chain back into a jump
 table when that pays). The arguments of every non-entry block get their llvm types (the
 entry blocks belong to convert-func-to-llvm); uses see the old types through unrealized
-casts. `cf.assert` is outside the contract (it would abort the process) and is an error.
+casts. `cf.assert %ok, "msg"` becomes `llvm.cond_br %ok` to the rest of its block or to a
+cold block that calls `irgrad_assert_failed(msg)` (the message a NUL-terminated constant
+global) and is unreachable after it: the CPU runtime (irgrad/backends/cpu/jit.py) makes
+the compiled call raise `RuntimeCheckError` with the message (it aborts the process only
+outside a guarded call). With `lower_asserts=false` (convert-gpu-to-nvvm: a GPU kernel
+has no such runtime) `cf.assert` is an error.
 """
 
 from __future__ import annotations
@@ -14,8 +19,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    TensorType,
+    i8,
+)
 from xdsl.ir import Block
+from xdsl.traits import SymbolTable
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -26,6 +38,7 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm_common import (
+    PTR,
     apply_conversion,
     LLVMBuilder,
     check_no_ops_left,
@@ -89,14 +102,58 @@ class SwitchLowering(RewritePattern):
         rewriter.erase(op)
 
 
+ASSERT_FAILED_SYMBOL = "irgrad_assert_failed"
+"""`void irgrad_assert_failed(const char *message)`, defined by the CPU runtime; it does not
+return."""
+MESSAGE_PREFIX = "_irgrad_assert_message"
+
+
 class AssertLowering(RewritePattern):
+    """`cf.assert` -> `llvm.cond_br` to the rest of the block, or to a block calling
+    `irgrad_assert_failed(message)` (one constant global per distinct message)."""
+
+    def __init__(self, module: ModuleOp, lower: bool = True) -> None:
+        self.module = module
+        self.lower = lower
+        self.messages: dict[str, str] = {}
+
+    def message_global(self, text: str) -> str:
+        name = self.messages.get(text)
+        if name is None:
+            k = len(self.messages)
+            while SymbolTable.lookup_symbol(self.module, name := f"{MESSAGE_PREFIX}_{k}"):
+                k += 1
+            data = text.encode("utf-8") + b"\0"
+            value = DenseIntOrFPElementsAttr(TensorType(i8, [len(data)]), BytesAttr(data))
+            self.module.body.block.add_op(
+                llvm.GlobalOp(
+                    llvm.LLVMArrayType(len(data), i8), name, "internal", constant=True, value=value
+                )
+            )
+            self.messages[text] = name
+        return name
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.AssertOp, rewriter: PatternRewriter):
-        raise PassError(
-            f"is outside the stage contract: {PASS} does not lower asserts "
-            "(a failed assert would abort the process)",
-            op,
-        )
+        if not self.lower:
+            raise PassError(
+                f"is not supported here: {PASS}{{lower_asserts=false}} does not lower asserts "
+                "(GPU kernels have no runtime to report a failed assert)",
+                op,
+            )
+        block = op.parent_block()
+        region = block.parent_region() if block is not None else None
+        assert block is not None and region is not None
+        ok = LLVMBuilder(rewriter, op).operand(op.arg)
+        name = self.message_global(op.msg.data)
+        rest = block.split_before(op)
+        failed = Block()
+        region.add_block(failed)
+        b = LLVMBuilder(rewriter, InsertPoint.at_end(failed))
+        b.call(ASSERT_FAILED_SYMBOL, [b.insert(llvm.AddressOfOp(name, PTR))], None)
+        b.insert(llvm.UnreachableOp())
+        rewriter.insert(llvm.CondBrOp(ok, rest, [], failed, []), InsertPoint.at_end(block))
+        rewriter.erase(op)
 
 
 def convert_successor_signatures(module: ModuleOp, rewriter: PatternRewriter) -> None:
@@ -111,14 +168,17 @@ def convert_successor_signatures(module: ModuleOp, rewriter: PatternRewriter) ->
 class ConvertCfToLLVMPass(ModulePass):
     """Lower cf.br/cond_br/switch to llvm branches and convert block argument types.
 
-    Input invariant: cf control flow. Output IR: llvm.br/llvm.cond_br; cf.assert is an error.
+    Input invariant: cf control flow. Output IR: llvm.br/llvm.cond_br; cf.assert becomes a
+    branch to a call of the runtime's `irgrad_assert_failed` (an error if `lower_asserts`
+    is false).
     """
 
     name = "convert-cf-to-llvm"
 
+    lower_asserts: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         convert_successor_signatures(op, PatternRewriter(InsertPoint.at_start(op.body.block)))
-        apply_conversion(
-            op, [BranchLowering(), CondBranchLowering(), SwitchLowering(), AssertLowering()]
-        )
+        asserts = AssertLowering(op, self.lower_asserts)
+        apply_conversion(op, [BranchLowering(), CondBranchLowering(), SwitchLowering(), asserts])
         check_no_ops_left(op, "cf", self.name)

@@ -81,6 +81,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from irgrad.diagnostics import PassError
+
 # Ops whose repetition at every point of a broadcast costs more than storing their result.
 _EXPENSIVE_ARITH = frozenset(
     {
@@ -531,6 +533,33 @@ class FuseElementwiseProducer(RewritePattern):
         return True
 
 
+def check_yields(module: ModuleOp) -> None:
+    """A located error at a `linalg.yield` of a generic on tensors whose values do not match
+    the outputs' element types (MLIR's verifier rejects it, xDSL's does not). Fusion puts the
+    yielded value in place of the consumer's block argument, so a mismatch would surface as a
+    type error in the consumer's body, far from its cause."""
+    for op in module.walk():
+        if not isinstance(op, linalg.GenericOp) or not _on_tensors(op):
+            continue
+        yield_op = op.body.block.last_op
+        if not isinstance(yield_op, linalg.YieldOp):
+            continue
+        if len(yield_op.operands) != len(op.outputs):
+            raise PassError(
+                f"expected number of yield values ({len(yield_op.operands)}) to match the "
+                f"number of outs operands of the enclosing linalg.generic ({len(op.outputs)})",
+                yield_op,
+            )
+        for k, (value, out) in enumerate(zip(yield_op.operands, op.outputs), start=1):
+            element = out.type.get_element_type()  # pyright: ignore[reportAttributeAccessIssue]
+            if value.type != element:
+                raise PassError(
+                    f"type of yield operand {k} ('{value.type}') doesn't match the element "
+                    f"type of the enclosing linalg.generic op ('{element}')",
+                    yield_op,
+                )
+
+
 @dataclass(frozen=True)
 class LinalgFuseElementwisePass(ModulePass):
     """Fuse elementwise linalg.generic producers into their consumers, on tensors.
@@ -555,7 +584,12 @@ class LinalgFuseElementwisePass(ModulePass):
     recompute_limit: int = 8
     """Most ops a producer may have to be recomputed at each point of a broadcast."""
 
+    def __post_init__(self) -> None:
+        if self.recompute_limit < 0:  # a ValueError: irgrad-opt reports it as a bad option
+            raise ValueError(f"recompute_limit must be at least 0, got {self.recompute_limit}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_yields(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([FuseElementwiseProducer(self.recompute_limit)]),
             apply_recursively=True,

@@ -34,7 +34,8 @@ Output IR: the same, with each eligible `linalg.matmul` replaced by a `blas.gemm
   matmul (every batch slice of C is written exactly once). A separate transposed copy (a
   batched transpose generic) is not folded: it stays, and the gemm reads the copy.
 Anything else (integer matmuls, f16/bf16 contractions which are generics, contractions of
-other shapes or bodies) is left to convert-linalg-to-parallel-loops.
+other shapes or bodies) is left to convert-linalg-to-parallel-loops. A linalg.matmul or
+linalg.generic on tensors is outside the contract: a located error (run bufferize first).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StridedLayoutAttr,
+    TensorType,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg import ops as linalg
@@ -60,6 +62,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
+from irgrad.diagnostics import PassError
 from irgrad.dialects.blas import GemmOp, unit_strides_last
 from irgrad.lowering.gpu_common import root
 
@@ -510,7 +513,16 @@ class ConvertLinalgToBlasPass(ModulePass):
 
     min_flops: int = 32768
 
+    def __post_init__(self) -> None:
+        if self.min_flops < 0:  # a ValueError: irgrad-opt reports it as a bad pass option
+            raise ValueError(f"min_flops must be at least 0, got {self.min_flops}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for candidate in op.walk():
+            if isinstance(candidate, linalg.MatmulOp | linalg.GenericOp) and (
+                candidate.results or any(isinstance(v.type, TensorType) for v in candidate.operands)
+            ):
+                raise PassError("requires buffer semantics; run bufferize first", candidate)
         matmuls = [m for m in op.walk() if isinstance(m, linalg.MatmulOp)]
         for matmul in matmuls:
             if not is_blas_memref(matmul.inputs[0].type) or flops(matmul) < self.min_flops:

@@ -25,8 +25,9 @@ output element in a register (loaded once, stored once), so the reduction order 
 is the op's. One exception (option `reorder_reductions`, on by default): for a matmul-like op
 -- at least one reduction and one parallel dimension, the outputs' fastest-varying index is
 a parallel dimension j, and every input either does not use j or uses it alone as its own
-fastest-varying index -- j moves innermost, below the reductions, as an `scf.for`, with the
-output element accumulated in memory: `C[i,j] += A[i,k] * B[k,j]` runs as i (parallel), k, j,
+fastest-varying index -- j moves innermost, below the reductions, as a one-dimensional
+`scf.parallel` (still a parallel loop, serial once lowered), with the output element
+accumulated in memory: `C[i,j] += A[i,k] * B[k,j]` runs as i (parallel), k, j,
 and a column sum `out[j] += x[i,j]` as i, j (serial: 24 times faster on 512x2048 than one
 strided column per parallel j), so the innermost loop walks the rows contiguously and LLVM
 can vectorize it. Each output
@@ -402,6 +403,15 @@ def lower_to_loops(
                     if isinstance(value.type, MemRefType) and used and d not in _uses_dims(m):
                         load = memref.LoadOp.get(value, indices(m, ivs, inner, const))
                         hoisted[k] = inner.add(load).results[0]
+                # j is a parallel dimension: a one-dimensional scf.parallel (no reduction)
+                # nested in the reduction loops.
+                j_body = Block(arg_types=[IndexType()])
+                j_reduce = scf.ReduceOp()
+                j_body.add_op(j_reduce)
+                inner.add(scf.ParallelOp([const(0)], [const(spec.ranges[d])], [const(1)], Region(j_body)))
+                inner = Cursor(j_body, j_reduce)
+                ivs[d] = j_body.args[0]
+                continue
             _, inner = _make_for(inner, const, spec.ranges[d], [])
             ivs[d] = inner.block.args[0]
             fors.append(inner)

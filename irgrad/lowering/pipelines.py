@@ -15,7 +15,7 @@ CPU_STEPS: list[tuple[str, str]] = [
     ("autodiff", "autodiff,symbol-dce,canonicalize,cse,dce"),
     ("linalg", "convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
     ("bufferized", "bufferize"),
-    ("loops", "convert-linalg-to-blas,convert-linalg-to-parallel-loops"),
+    ("loops", "convert-linalg-to-blas,convert-linalg-to-parallel-loops,scf-split-reductions"),
     ("llvm", "convert-to-llvm"),
 ]
 """The `irgrad-cpu` pipeline as (stage reached, passes that reach it from the previous stage).
@@ -23,6 +23,22 @@ CPU_STEPS: list[tuple[str, str]] = [
 
 CPU_PIPELINE = ",".join(spec for _, spec in CPU_STEPS)
 """The whole CPU pipeline, registered as the named pipeline `irgrad-cpu`."""
+
+
+def cpu_steps(fast_math: bool | str = False) -> list[tuple[str, str]]:
+    """CPU_STEPS, with fast-math flags put on the loops' float ops where the user asks:
+    `True` is LLVM's `fast` (no NaN, no Inf assumed), a string names the flags
+    ("reassoc,contract": vectorized sums and FMAs, NaN/Inf kept); see `set-fastmath`."""
+    if fast_math is False or fast_math is None:
+        return list(CPU_STEPS)
+    flags = "fast" if fast_math is True else str(fast_math)
+    from irgrad.transforms.set_fastmath import parse_flags
+
+    parse_flags(flags)  # a bad flag is an error here, at jit time, not at the first call
+    return [
+        (stage, f'{spec},set-fastmath{{flags="{flags}"}}' if stage == "loops" else spec)
+        for stage, spec in CPU_STEPS
+    ]
 
 
 def _cumulative(last: str) -> str:

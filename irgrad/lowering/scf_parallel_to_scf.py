@@ -28,10 +28,24 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from irgrad.diagnostics import PassError
+
+
+def check_has_dimensions(op: scf.ParallelOp) -> None:
+    """A located error for an `scf.parallel` without loop dimensions, which xDSL's verifier
+    accepts and MLIR's rejects (and which has no loop nest to become)."""
+    if not op.lowerBound:
+        raise PassError(
+            "has no loop dimensions; an scf.parallel needs at least one (lower bound, upper "
+            "bound, step) triple",
+            op,
+        )
+
 
 class ParallelToForLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: scf.ParallelOp, rewriter: PatternRewriter):
+        check_has_dimensions(op)
         body = op.body.block
         reduce_op = body.last_op
         assert isinstance(reduce_op, scf.ReduceOp)

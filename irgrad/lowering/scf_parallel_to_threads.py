@@ -19,9 +19,9 @@ Output IR, per converted loop:
 - at the loop's place: an `llvm.alloca` of the slots (in the entry block), stores of the
   captured values, and `llvm.call @irgrad_parallel_for(addressof @..._parallel<k>, ctx, n)`,
   n the first dimension's trip count.
-Which loops: outermost `scf.parallel`s (not nested in another) without reductions or heap
-allocations in their body (a failed allocation becomes a MemoryError only on the calling
-thread), whose
+Which loops: outermost `scf.parallel`s (not nested in another) without reductions, heap
+allocations or `cf.assert`s in their body (a failed allocation or runtime check becomes an
+error only on the calling thread), whose
 bounds are constants and whose estimated work (iterations times the ops they run, nested
 serial loops with constant bounds multiplied in) is at least `min-work`; below that, waking
 the other threads costs more than it saves. Loops with reductions stay serial for now.
@@ -46,6 +46,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from irgrad.lowering.llvm_common import PTR, convert_type
+from irgrad.lowering.scf_parallel_to_scf import check_has_dimensions
 
 ENTRY_POINT = "irgrad_parallel_for"
 SLOT_BYTES = 8
@@ -249,8 +250,29 @@ def allocates_on_the_heap(loop: scf.ParallelOp) -> bool:
     return False
 
 
+def has_asserts(loop: scf.ParallelOp) -> bool:
+    """Whether the body may run a `cf.assert` (a runtime check), itself or in a function it
+    calls: like a failed allocation, a failed assert becomes an error only on the calling
+    thread, so such loops stay serial."""
+    from xdsl.traits import SymbolTable
+
+    seen: set[Operation] = set()
+    stack: list[Operation] = [loop]
+    while stack:
+        for op in stack.pop().walk():
+            if op.name == "cf.assert":
+                return True
+            if isinstance(op, func.CallOp):
+                callee = SymbolTable.lookup_symbol(op, op.callee)
+                if callee is not None and callee not in seen:
+                    seen.add(callee)
+                    stack.append(callee)
+    return False
+
+
 def eligible(loop: scf.ParallelOp, min_work: int) -> bool:
-    if loop.initVals or allocates_on_the_heap(loop):
+    check_has_dimensions(loop)
+    if loop.initVals or allocates_on_the_heap(loop) or has_asserts(loop):
         return False
     parent = loop.parent_op()
     while parent is not None:
@@ -274,6 +296,10 @@ class ConvertScfParallelToThreadsPass(ModulePass):
     name = "convert-scf-parallel-to-threads"
 
     min_work: int = 1 << 20
+
+    def __post_init__(self) -> None:
+        if self.min_work < 0:  # a ValueError: irgrad-opt reports it as a bad pass option
+            raise ValueError(f"min_work must be at least 0, got {self.min_work}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         converted = 0

@@ -7,11 +7,12 @@ Runs, in this order:
 2. convert-blas-to-llvm         (its memref operands become pointers like memref-to-llvm's)
 3. convert-memref-to-llvm       (its strided copies are scf.for nests: before scf-to-cf)
 4. convert-scf-to-cf-with-while (scf.for/if/index_switch/while to branches)
-5. convert-arith-to-llvm
-6. convert-math-to-llvm
-7. convert-func-to-llvm         (with the packed entry wrappers)
-8. convert-cf-to-llvm
-9. reconcile-unrealized-casts   (the casts between the passes cancel out)
+5. convert-index-to-llvm
+6. convert-arith-to-llvm
+7. convert-math-to-llvm
+8. convert-func-to-llvm         (with the packed entry wrappers)
+9. convert-cf-to-llvm
+10. reconcile-unrealized-casts  (the casts between the passes cancel out)
 then checks the result with `assert_stage_llvm`, so a leftover op or cast is a located error
 here rather than a failure in the LLVM translation.
 """
@@ -33,6 +34,7 @@ from irgrad.lowering.blas_to_llvm import ConvertBlasToLLVMPass
 from irgrad.lowering.cf_to_llvm import ConvertCfToLLVMPass
 from irgrad.lowering.contracts import assert_stage_llvm
 from irgrad.lowering.func_to_llvm import ConvertFuncToLLVMPass
+from irgrad.lowering.index_to_llvm import ConvertIndexToLLVMPass
 from irgrad.lowering.math_to_llvm import ConvertMathToLLVMPass
 from irgrad.lowering.memref_to_llvm import ConvertMemRefToLLVMPass
 from irgrad.lowering.scf_parallel_to_scf import ConvertScfParallelToScfPass
@@ -42,7 +44,7 @@ from irgrad.lowering.scf_to_cf_with_while import ConvertScfToCfWithWhilePass
 
 @dataclass(frozen=True)
 class ConvertToLLVMPass(ModulePass):
-    """Lower stage "loops" (scf, memref, arith, math, func, cf) to the llvm dialect.
+    """Lower stage "loops" (scf, memref, index, arith, math, func, cf) to the llvm dialect.
 
     Input invariant: stage "loops". Output IR: stage "llvm" (only llvm ops in a
     builtin.module), checked before the pass returns.
@@ -61,6 +63,7 @@ class ConvertToLLVMPass(ModulePass):
             ConvertBlasToLLVMPass(),
             ConvertMemRefToLLVMPass(),
             ConvertScfToCfWithWhilePass(),
+            ConvertIndexToLLVMPass(),
             ConvertArithToLLVMPass(),
             ConvertMathToLLVMPass(),
             ConvertFuncToLLVMPass(packed_interface=self.packed_interface),

@@ -957,3 +957,85 @@ def test_generated_call_matches_the_general_call() -> None:
         with pytest.raises(abi.ArgumentError) as general:
             add._general_call(*args)
         assert str(specialized.value) == str(general.value)
+
+
+SCALE_IN_PLACE = """
+func.func @scale(%m: memref<3x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c0 to %c3 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      %v = memref.load %m[%i, %j] : memref<3x4xf32>
+      %w = arith.mulf %v, %two : f32
+      memref.store %w, %m[%i, %j] : memref<3x4xf32>
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_c_contiguous_native_arrays_are_passed_zero_copy() -> None:
+    """The compiled code reads (and here writes) the caller's own buffer when the array is
+    C-contiguous, aligned, native-endian and of the signature's dtype; any other array is
+    copied first, so the caller's array is untouched."""
+    scale = function(SCALE_IN_PLACE, "scale", 1)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    before = x.copy()
+    scale(x)
+    np.testing.assert_array_equal(x, 2 * before)  # written in place: no copy was made
+    for other in (
+        np.asfortranarray(before),
+        before.astype(">f4"),
+        np.arange(24, dtype=np.float32).reshape(3, 8)[:, ::2],
+    ):
+        kept = other.copy()
+        scale(other)
+        np.testing.assert_array_equal(other, kept)  # a copy was passed
+
+
+def test_functions_named_like_c_library_symbols() -> None:
+    """A function called `exp`, `free` or `malloc` is renamed in LLVM IR: compiled as is, the
+    C library's `exp` (what LLVM lowers llvm.exp.f64 to) or `free` (what memref.dealloc
+    calls) would bind to it, and the call would recurse until the process crashed."""
+    import irgrad as ig
+
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((64,))
+    np.testing.assert_allclose(ig.jit(ig.exp)(x), np.exp(x), rtol=1e-14)
+    np.testing.assert_allclose(ig.jit(ig.log)(np.abs(x) + 0.5), np.log(np.abs(x) + 0.5), rtol=1e-14)
+    np.testing.assert_allclose(ig.jit(ig.sin)(x.astype(np.float32)), np.sin(x).astype(np.float32), rtol=1e-6)
+
+    def free(a, b):  # temporaries are freed with free(); the result of a matmul is malloc'd
+        return ig.exp(a @ b) @ b + 1.0
+
+    def malloc(a):
+        return (a * 2.0).sum() + ig.exp(a).sum()
+
+    a = rng.standard_normal((32, 32)) * 0.1
+    np.testing.assert_allclose(ig.jit(free)(a, a), np.exp(a @ a) @ a + 1.0, rtol=1e-12)
+    np.testing.assert_allclose(ig.jit(malloc)(a), (a * 2.0).sum() + np.exp(a).sum(), rtol=1e-12)
+    # Traced functions avoid C names (`exp_`); hand-written IR is renamed in LLVM IR instead.
+    assert "func.func @exp_(" in ig.jit(ig.exp).lower(x).as_text("nn")
+    exp = function(EXP_NAMED_EXP, "exp", 1)
+    np.testing.assert_allclose(exp(x[:16])[0], np.exp(x[:16]), rtol=1e-14)
+    ir = exp.module.llvm_ir
+    assert '@"_irgrad_fn_exp"' in ir and '@"_irgrad_packed_exp"' in ir
+
+
+EXP_NAMED_EXP = """
+func.func @exp(%x: memref<16xf64>, %out: memref<16xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = memref.load %x[%i] : memref<16xf64>
+    %e = math.exp %v : f64
+    memref.store %e, %out[%i] : memref<16xf64>
+  }
+  func.return
+}
+"""

@@ -189,9 +189,20 @@ def test_jit_explains_why_it_recompiles(monkeypatch, capsys):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 4
     assert "first call" in err[0]
-    assert "new dtype float64 (was float32)" in err[1]
-    assert "new shape (5,) (was (3,))" in err[2]
+    assert "argument x: new dtype float64 (was float32)" in err[1]
+    assert "argument x: new shape (5,) (was (3,))" in err[2]
     assert "static argument #1: new value 3 (was 2)" in err[3]
+
+
+def test_jit_explains_a_new_structure_naming_the_leaf(monkeypatch, capsys):
+    monkeypatch.setenv("IRGRAD_EXPLAIN_CACHE_MISSES", "1")
+    jitted = ig.jit(lambda params, x: params["w"] * x + params["b"][0])
+    jitted({"w": X, "b": [X]}, X)
+    jitted({"w": X, "b": (X,)}, X)
+    jitted({"w": X, "b": (X.astype(np.float64),)}, X)
+    err = capsys.readouterr().err.splitlines()
+    assert "new argument structure: params_b: got a tuple of 1, was a list of 1" in err[1]
+    assert "argument params_b_0: new dtype float64 (was float32)" in err[2]
 
 
 def test_cpu_jit_matches_the_interpreter_and_caches_on_disk(tmp_path, monkeypatch):
@@ -229,8 +240,10 @@ def test_cpu_jit_checks_arguments_before_running():
     lowered = ig.jit(lambda params, x: params["w"] @ x, backend="cpu").lower(params, x).compile()
     with pytest.raises(TypeError, match="argument params_w has shape"):
         lowered({"w": randn(3, 3, seed=5)}, x)
-    with pytest.raises(TypeError, match="structure"):
+    with pytest.raises(TypeError, match=r"takes 2 argument\(s\), got 3"):
         lowered(params, x, x)
+    with pytest.raises(TypeError, match=r"argument #0: got a dict with keys \['v'\], expected a dict with keys \['w'\]"):
+        lowered({"v": params["w"]}, x)
     # Non-contiguous and big-endian inputs are copied, giving the right answer.
     wide = randn(2, 6, seed=7)[:, ::2]
     assert_array(compiled({"w": wide}, x), wide @ x, rtol=1e-5)

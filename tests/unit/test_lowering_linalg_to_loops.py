@@ -114,7 +114,7 @@ def _parents(op) -> list:
 
 def test_matmul_runs_i_k_j_with_the_contiguous_loop_innermost():
     lowered = check(MATMUL, f32(3, 4), f32(4, 5))
-    assert _loop_nest(lowered.module) == ["scf.parallel/1", "scf.for/1", "scf.for/1"]
+    assert _loop_nest(lowered.module) == ["scf.parallel/1", "scf.for/1", "scf.parallel/1"]
 
 
 def test_matmul_in_op_order_accumulates_in_a_register():
@@ -167,7 +167,7 @@ func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf3
 }
 """
     lowered = check(text, f32(2, 3, 4), f32(2, 4, 5))
-    assert _loop_nest(lowered.module) == ["scf.parallel/2", "scf.for/1", "scf.for/1"]
+    assert _loop_nest(lowered.module) == ["scf.parallel/2", "scf.for/1", "scf.parallel/1"]
 
 
 def test_reductions_over_several_dimensions_and_index():

@@ -9,7 +9,7 @@
 - `to_llvm_ir(module)`: the llvmlite module (`translate`).
 """
 
-from irgrad.backends.cpu.abi import ArgumentError, CompiledFunction
+from irgrad.backends.cpu.abi import ArgumentError, CompiledFunction, RuntimeCheckError
 from irgrad.backends.cpu.jit import (
     CompiledModule,
     CompileError,
@@ -36,6 +36,7 @@ __all__ = [
     "CompiledFunction",
     "CompiledModule",
     "HostTarget",
+    "RuntimeCheckError",
     "compile_module",
     "host_target",
     "load_object",

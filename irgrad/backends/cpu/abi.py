@@ -18,13 +18,15 @@ parameters of `@f`, in order) and a scalar result is a returned value (in order)
    any other array (non-contiguous, zero-stride, misaligned, big-endian) into one that is;
 3. allocates the out-param arrays with numpy and calls through ctypes, which releases the
    GIL for the duration of the call, via jit.py's allocation guard: a buffer the generated
-   code cannot allocate raises MemoryError instead of crashing the process;
+   code cannot allocate raises MemoryError instead of crashing the process, and a failed
+   runtime check (`cf.assert`, e.g. an index out of bounds) raises RuntimeCheckError;
 4. returns the results as a tuple: arrays for buffers, numpy scalars for scalars.
 """
 
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,8 +46,10 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute
+from xdsl.utils.lexer import Location
 
-from irgrad.backends.cpu.jit import JMP_BUF_BYTES
+from irgrad.backends.cpu.jit import ASSERT_FAILED, JMP_BUF_BYTES, MESSAGE_OFFSET
+from irgrad.diagnostics import IrgradError
 
 if TYPE_CHECKING:
     from irgrad.backends.cpu.jit import CompiledModule
@@ -83,6 +87,25 @@ def is_float_dtype(dtype: np.dtype) -> bool:
 
 class ArgumentError(ValueError):
     """A call's arguments do not match the compiled function's signature."""
+
+
+_LOCATED = re.compile(r"(.+?):(\d+):(\d+): (.*)", re.DOTALL)
+
+
+class RuntimeCheckError(IrgradError, RuntimeError):
+    """A runtime check in the compiled code failed: a `cf.assert`, such as the bounds checks
+    of generate-runtime-verification (an index out of range). The call stops there and its
+    results are discarded (buffers it had allocated are leaked); the function stays
+    callable. `location` is the checked op's position when the message starts with one,
+    `message` the rest."""
+
+    def __init__(self, message: str) -> None:
+        match = _LOCATED.fullmatch(message)
+        if match is None:
+            super().__init__(message)
+            return
+        file, line, col, detail = match.groups()
+        super().__init__(detail, Location(file, int(line), int(col)))
 
 
 _PACKED_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -318,7 +341,7 @@ class CompiledFunction:
             "ndarray": np.ndarray, "empty": np.empty, "DATA": _DATA, "SLOTS": self._slots_type,
             "data_pointer": _data_pointer, "count_error": self._count_error,
             "ENTRY": self._entry_address, "entry": self._entry, "guarded": self._guarded,
-            "jmp_buf": _jmp_buf, "out_of_memory": self._out_of_memory,
+            "jmp_buf": _jmp_buf, "call_error": self._call_error,
         }  # fmt: skip
         args = [f"a{k}" for k in range(n)]
         lines = ["def call(*args):", f"    if len(args) != {n}: raise count_error(len(args))"]
@@ -351,7 +374,7 @@ class CompiledFunction:
             lines.append("    entry(slots)")
         else:
             lines.append("    failed = guarded(ENTRY, slots, jmp_buf())")
-            lines.append("    if failed: raise out_of_memory(failed)")
+            lines.append("    if failed: raise call_error(failed)")
         results = [f"o{k}" if is_buffer else f"o{k}[()]" for k, (_, _, is_buffer) in enumerate(self._outputs)]
         lines.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
         namespace: dict[str, Any] = {}
@@ -377,7 +400,17 @@ class CompiledFunction:
             return
         failed = self._guarded(self._entry_address, slots, _jmp_buf())
         if failed:
-            raise self._out_of_memory(failed)
+            raise self._call_error(failed)
+
+    def _call_error(self, failed: int) -> Exception:
+        """What a guarded call that returned `failed` (not 0) raises: RuntimeCheckError
+        for a failed runtime check (its message is in this thread's jump buffer),
+        MemoryError for a failed allocation of `failed` bytes."""
+        if failed == ASSERT_FAILED:
+            pointer = ctypes.c_void_p.from_address(_jmp_buf() + MESSAGE_OFFSET).value
+            text = ctypes.string_at(pointer).decode("utf-8", "replace") if pointer else ""
+            return RuntimeCheckError(text or f"@{self.name}: a runtime check failed")
+        return self._out_of_memory(failed)
 
     def _out_of_memory(self, failed: int) -> MemoryError:
         return MemoryError(
@@ -421,4 +454,4 @@ def _data_pointer(array: np.ndarray) -> int:
     return ctypes.c_void_p.from_address(id(array) + _DATA).value or 0
 
 
-__all__ = ["ArgumentError", "CompiledFunction", "Param"]
+__all__ = ["ArgumentError", "CompiledFunction", "Param", "RuntimeCheckError"]

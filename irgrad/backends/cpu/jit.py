@@ -109,6 +109,7 @@ def initialize() -> None:
         llvm.initialize_native_asmprinter()
         register_runtime_symbols()
         _install_allocation_guard()
+        _install_assert_fallback()
         _keep_freed_memory()
         _initialized = True
 
@@ -150,7 +151,13 @@ def _keep_freed_memory() -> None:
 
 JMP_BUF_BYTES = 512
 """Bytes of the per-thread buffer `guarded_call` takes: glibc's jmp_buf (200 bytes on x86-64,
-312 on AArch64), then at offset `JMP_BUF_BYTES - 8` the size whose allocation failed."""
+312 on AArch64), then at offset `JMP_BUF_BYTES - 8` the size whose allocation failed (or
+`ASSERT_FAILED`), and at `MESSAGE_OFFSET` the message of a failed runtime check."""
+
+ASSERT_FAILED = -1
+"""What `_irgrad_guarded_call` returns when a runtime check (`cf.assert`) failed."""
+MESSAGE_OFFSET = JMP_BUF_BYTES - 16
+"""Where in the jump buffer `irgrad_assert_failed` leaves its message (a `const char *`)."""
 
 _GUARD_IR = """
 declare i32 @_irgrad_rt__setjmp(ptr) returns_twice
@@ -158,6 +165,11 @@ declare void @_irgrad_rt_longjmp(ptr, i32) noreturn
 declare ptr @_irgrad_rt_pthread_getspecific(i32)
 declare i32 @_irgrad_rt_pthread_setspecific(i32, ptr)
 declare ptr @_irgrad_rt_aligned_alloc(i64, i64)
+declare i64 @_irgrad_rt_strlen(ptr)
+declare i64 @_irgrad_rt_write(i32, ptr, i64)
+declare void @_irgrad_rt_abort() noreturn
+
+@newline = internal constant [1 x i8] c"\\0A"
 
 define i64 @_irgrad_guarded_call(ptr %entry, ptr %slots, ptr %jb) {{
 start:
@@ -194,12 +206,33 @@ escape:
   call void @_irgrad_rt_longjmp(ptr %jb, i32 1)
   unreachable
 }}
+
+define void @_irgrad_assert_failed(ptr %message) {{
+start:
+  %jb = call ptr @_irgrad_rt_pthread_getspecific(i32 {key})
+  %outside = icmp eq ptr %jb, null
+  br i1 %outside, label %abort, label %escape
+escape:
+  %message_slot = getelementptr i8, ptr %jb, i64 {message_offset}
+  store volatile ptr %message, ptr %message_slot
+  %size_slot = getelementptr i8, ptr %jb, i64 {size_offset}
+  store volatile i64 {assert_failed}, ptr %size_slot
+  call void @_irgrad_rt_longjmp(ptr %jb, i32 1)
+  unreachable
+abort:
+  %n = call i64 @_irgrad_rt_strlen(ptr %message)
+  %w1 = call i64 @_irgrad_rt_write(i32 2, ptr %message, i64 %n)
+  %w2 = call i64 @_irgrad_rt_write(i32 2, ptr @newline, i64 1)
+  call void @_irgrad_rt_abort()
+  unreachable
+}}
 """
 
 _guard_engine: llvm.ExecutionEngine | None = None
 guarded_call_address: int | None = None
 """`int64 _irgrad_guarded_call(void (*entry)(void **), void **slots, void *jmp_buf)`: calls
-`entry(slots)` and returns 0, or the size in bytes of the buffer whose allocation failed."""
+`entry(slots)` and returns 0, or the size in bytes of the buffer whose allocation failed, or
+`ASSERT_FAILED` (the message at `MESSAGE_OFFSET` in `jmp_buf`)."""
 
 
 def _install_allocation_guard() -> None:
@@ -213,12 +246,21 @@ def _install_allocation_guard() -> None:
     MemoryError. Buffers the call had allocated before the failure are leaked (the error path
     only). Outside `guarded_call`, or in a thread other than the caller's, it returns NULL as
     before. Needs glibc's `_setjmp`/`longjmp` and pthread keys; without them nothing changes.
+
+    Runtime checks: generated code calls `irgrad_assert_failed(message)` when a `cf.assert`
+    fails (convert-cf-to-llvm). Inside a `guarded_call` it leaves the message pointer in the
+    jump buffer and `longjmp`s back, and `guarded_call` returns `ASSERT_FAILED`;
+    `CompiledFunction` raises `RuntimeCheckError`. Outside one (another thread, or a direct
+    call) it writes the message to stderr and aborts. Without the guard it is `abort`.
     """
     global _guard_engine, guarded_call_address
     if not sys.platform.startswith("linux"):  # pthread_key_t is an unsigned int on Linux only
         return
     libc = ctypes.CDLL(None)
-    names = ("_setjmp", "longjmp", "pthread_getspecific", "pthread_setspecific", "aligned_alloc")
+    names = (
+        "_setjmp", "longjmp", "pthread_getspecific", "pthread_setspecific", "aligned_alloc",
+        "strlen", "write", "abort",
+    )  # fmt: skip
     try:
         addresses = {n: ctypes.cast(getattr(libc, n), ctypes.c_void_p).value for n in names}
         key = ctypes.c_uint()
@@ -228,7 +270,12 @@ def _install_allocation_guard() -> None:
         return
     for name, address in addresses.items():
         llvm.add_symbol("_irgrad_rt_" + name, address)
-    ir = _GUARD_IR.format(key=key.value, size_offset=JMP_BUF_BYTES - 8)
+    ir = _GUARD_IR.format(
+        key=key.value,
+        size_offset=JMP_BUF_BYTES - 8,
+        message_offset=MESSAGE_OFFSET,
+        assert_failed=ASSERT_FAILED,
+    )
     module = llvm.parse_assembly(ir)
     module.verify()
     target = llvm.Target.from_triple(llvm.get_process_triple())
@@ -238,6 +285,20 @@ def _install_allocation_guard() -> None:
     guarded_call_address = engine.get_function_address("_irgrad_guarded_call")
     # Code compiled or loaded from now on calls the checked allocator.
     llvm.add_symbol("aligned_alloc", engine.get_function_address("_irgrad_aligned_alloc"))
+    llvm.add_symbol(ASSERT_FAILED_SYMBOL, engine.get_function_address("_irgrad_assert_failed"))
+
+
+ASSERT_FAILED_SYMBOL = "irgrad_assert_failed"
+"""The runtime function a failed `cf.assert` calls (cf_to_llvm.ASSERT_FAILED_SYMBOL)."""
+
+
+def _install_assert_fallback() -> None:
+    """Without the guard (not Linux), a failed runtime check aborts the process: better than
+    reading or writing out of bounds (`abort` ignores the message argument)."""
+    if llvm.address_of_symbol(ASSERT_FAILED_SYMBOL) is None:
+        abort = ctypes.cast(ctypes.CDLL(None).abort, ctypes.c_void_p).value
+        if abort:
+            llvm.add_symbol(ASSERT_FAILED_SYMBOL, abort)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,6 +433,10 @@ def _install_runtime_for(names: Sequence[str]) -> None:
         from irgrad.backends.cpu.threads import install_thread_pool
 
         install_thread_pool()
+    if any(name.startswith("_ZGV") for name in names):
+        from irgrad.backends.cpu.veclib import ensure_loaded
+
+        ensure_loaded()  # cached object code calling libmvec
 
 
 def _check_symbols(ref: llvm.ModuleRef) -> None:
@@ -422,6 +487,9 @@ def compile_module(
     start = time.perf_counter()
     if opt_level > 0:
         _optimize(ref, tm, opt_level, loop_unrolling)
+        from irgrad.backends.cpu.veclib import use_vector_math
+
+        use_vector_math(ref, target.features)
     _check_symbols(ref)
     stats.optimize = time.perf_counter() - start
 
@@ -485,7 +553,7 @@ def load_object(data: bytes, *, target: HostTarget | None = None) -> CompiledMod
     target = target or host_target()
     check_object(bytes(data))
     # The symbol table names what the code calls.
-    _install_runtime_for([name for name in ("irgrad_blas_", "irgrad_parallel_for") if name.encode() in data])
+    _install_runtime_for([name for name in ("irgrad_blas_", "irgrad_parallel_for", "_ZGV") if name.encode() in data])
     start = time.perf_counter()
     empty = llvm.parse_assembly("")
     empty.triple = target.triple

@@ -1,5 +1,5 @@
-"""The reference interpreter: runs `func.func`s of nn, func, arith, math, scf, cf, tensor,
-memref, bufferization and linalg ops on numpy arrays, in each op's exact dtype.
+"""The reference interpreter: runs `func.func`s of nn, func, arith, index, math, scf, cf,
+tensor, memref, bufferization and linalg ops on numpy arrays, in each op's exact dtype.
 
 It is the oracle every lowering is tested against, so it computes whole tensors with numpy
 and decides every edge case the ops' docstrings define (see `numerics` for the shared rules

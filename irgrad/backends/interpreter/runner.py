@@ -28,6 +28,7 @@ from irgrad.backends.interpreter.errors import (
     InterpreterInputError,
     UnsupportedOpError,
 )
+from irgrad.backends.interpreter.index import IndexFunctions
 from irgrad.backends.interpreter.linalg import LinalgFunctions
 from irgrad.backends.interpreter.math import MathFunctions
 from irgrad.backends.interpreter.memref import MemRefFunctions
@@ -37,6 +38,7 @@ from irgrad.backends.interpreter.nn_data_movement import NNDataMovementFunctions
 from irgrad.backends.interpreter.nn_elementwise import NNElementwiseFunctions
 from irgrad.backends.interpreter.nn_linear import NNLinearFunctions
 from irgrad.backends.interpreter.nn_reduction import NNReductionFunctions
+from irgrad.backends.interpreter.cf import CfAssertFunctions
 from irgrad.backends.interpreter.scf import ScfFunctions
 from irgrad.backends.interpreter.tensor import TensorFunctions
 from irgrad.backends.interpreter.values import ResultChecker, describe, is_scalar_type
@@ -47,8 +49,10 @@ Value = np.ndarray | np.generic | int | float | bool
 FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
     FuncFunctions,
     CfFunctions,
+    CfAssertFunctions,
     ScfFunctions,
     ArithFunctions,
+    IndexFunctions,
     MathFunctions,
     TensorFunctions,
     MemRefFunctions,

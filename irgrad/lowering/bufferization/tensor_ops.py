@@ -72,13 +72,15 @@ class TensorOps(BufferizerCore):
 
     def convert_extract(self, op: tensor.ExtractOp) -> None:
         load = self.insert(memref.LoadOp.get(self.read(op.tensor, op), op.indices), op)
+        load.location = op.location  # where a runtime bounds check points
         op.result.replace_all_uses_with(load.results[0])
         self.dead_ops.append(op)
 
     def convert_insert(self, op: tensor.InsertOp) -> None:
         dest = self.destination(op.dest, op, reads=True)
         assert dest.memref is not None
-        self.insert(memref.StoreOp.get(op.scalar, dest.memref, op.indices), op)
+        store = self.insert(memref.StoreOp.get(op.scalar, dest.memref, op.indices), op)
+        store.location = op.location  # where a runtime bounds check points
         self.bind(op.result, dest)
         self.dead_ops.append(op)
 

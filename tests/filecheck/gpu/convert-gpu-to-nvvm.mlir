@@ -120,3 +120,17 @@ func.func @host(%a: memref<64xf32>, %n: index) {
     "gpu.return"() : () -> ()
   }) {sym_name = "lanes"} : () -> ()
 }) : () -> ()
+
+// -----
+
+// A GPU kernel has no runtime to report a failed assert (the CPU's raises an error from the
+// call): cf.assert in a kernel is a located error, not a silent trap.
+
+// CHECK: convert-gpu-to-nvvm.mlir:[[# @LINE + 4]]:5: error: 'cf.assert' op is not supported here: convert-cf-to-llvm{lower_asserts=false} does not lower asserts (GPU kernels have no runtime to report a failed assert)
+"gpu.module"() <{sym_name = "kernels"}> ({
+  "gpu.func"() <{function_type = (i1) -> (), kernel}> ({
+  ^bb0(%ok: i1):
+    cf.assert %ok, "checked"
+    "gpu.return"() : () -> ()
+  }) {sym_name = "asserts"} : () -> ()
+}) : () -> ()

@@ -1,5 +1,8 @@
-// RUN: irgrad-opt -p convert-blas-to-llvm %s | filecheck %s
-// RUN: irgrad-opt -p convert-linalg-to-blas,convert-to-llvm %s -t llvm | filecheck %s --check-prefix=LLVM
+// RUN: not irgrad-opt -p convert-blas-to-llvm --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -p convert-linalg-to-blas,convert-to-llvm --split-input-file %s -t llvm 2>/dev/null | filecheck %s --check-prefix=LLVM
+// RUN: not irgrad-opt -p convert-blas-to-llvm --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt -p convert-blas-to-llvm --split-input-file %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+// ERR-NOT: Traceback
 
 // blas.gemm becomes a call of the runtime's entry point with the row-major BLAS arguments
 // (transpose flags, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); the leading dimensions
@@ -31,6 +34,42 @@ func.func @dgemm(%a: memref<3x4xf64>, %b: memref<3x5xf64>, %c: memref<4x5xf64>) 
 // One external declaration per entry point.
 // CHECK: llvm.func @irgrad_blas_sgemm(i64, i64, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
 // CHECK: llvm.func @irgrad_blas_dgemm(i64, i64, i64, i64, i64, f64, !llvm.ptr, i64, !llvm.ptr, i64, f64, !llvm.ptr, i64)
+
+// -----
+
+// Nothing to lower: no call and no declaration of the entry points.
+// CHECK-LABEL: func.func @no_gemm
+// CHECK-NOT:   irgrad_blas
+func.func @no_gemm(%c: memref<4x5xf32>) {
+  func.return
+}
+
+// -----
+
+// The input contract is blas.gemm ops the verifier accepts; these get its located errors.
+// ERR: convert-blas-to-llvm.mlir:[[# @LINE + 3]]:3: error: 'blas.gemm' op contracts op(A) 4x3 with op(B) 4x5: inner sizes differ (A is 4x3, B is 4x5)
+// EXIT: exit=1
+func.func @inner_sizes(%a: memref<4x3xf32>, %b: memref<4x5xf32>, %c: memref<4x5xf32>) {
+  blas.gemm %a, %b, %c {alpha = 1.0 : f64, beta = 0.0 : f64} : memref<4x3xf32>, memref<4x5xf32>, memref<4x5xf32>
+  func.return
+}
+
+// -----
+
+// ERR: convert-blas-to-llvm.mlir:[[# @LINE + 2]]:3: error: 'blas.gemm' op needs f32 or f64 elements, got f16
+func.func @half(%a: memref<4x3xf16>, %b: memref<3x5xf16>, %c: memref<4x5xf16>) {
+  blas.gemm %a, %b, %c {alpha = 1.0 : f64, beta = 0.0 : f64} : memref<4x3xf16>, memref<3x5xf16>, memref<4x5xf16>
+  func.return
+}
+
+// -----
+
+// A column-major operand (unit stride in the first dimension) is no row-major BLAS operand.
+// ERR: convert-blas-to-llvm.mlir:[[# @LINE + 2]]:3: error: 'blas.gemm' op operand a needs static strides with unit stride in the last dimension, got memref<4x3xf32, strided<[1, 4]>>
+func.func @column_major(%a: memref<4x3xf32, strided<[1, 4]>>, %b: memref<3x5xf32>, %c: memref<4x5xf32>) {
+  blas.gemm %a, %b, %c {alpha = 1.0 : f64, beta = 0.0 : f64} : memref<4x3xf32, strided<[1, 4]>>, memref<3x5xf32>, memref<4x5xf32>
+  func.return
+}
 
 // Through the whole CPU lowering to LLVM IR: a declaration and a call, nothing else of BLAS.
 // LLVM: call ccc void @"irgrad_blas_sgemm"(i64 0, i64 1, i64 4, i64 5, i64 3, float 0x4000000000000000, ptr %{{.*}}, i64 8, ptr %{{.*}}, i64 3, float {{ *}}0x0, ptr %{{.*}}, i64 5)

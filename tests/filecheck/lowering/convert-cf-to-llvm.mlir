@@ -1,5 +1,5 @@
-// RUN: not irgrad-opt -p convert-cf-to-llvm --split-input-file %s 2>/dev/null | filecheck %s
-// RUN: not irgrad-opt -p convert-cf-to-llvm --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: irgrad-opt -p convert-cf-to-llvm --split-input-file %s | filecheck %s
+// RUN: not irgrad-opt -p 'convert-cf-to-llvm{lower_asserts=false}' --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
 
 // Branches become llvm branches; block arguments of non-entry blocks get llvm types
 // (index is i64), uses of the old type go through an unrealized cast.
@@ -64,11 +64,37 @@ func.func @switch(%flag: i32) -> i32 {
 
 // -----
 
-// cf.assert would abort the process: outside the contract.
+// cf.assert: a conditional branch to the rest of the block, or to a block that calls the CPU
+// runtime's irgrad_assert_failed with the message (a NUL-terminated constant, one global per
+// distinct message) and is unreachable after it (the runtime makes the compiled call raise
+// RuntimeCheckError). With lower_asserts=false (GPU kernels: no such runtime) it is an error.
 
-func.func @assert(%c: i1) {
+// CHECK-LABEL: func.func @assert
+// CHECK-NEXT:    llvm.cond_br %c, ^[[REST:.*]], ^[[FAIL:.*]]
+// CHECK-NEXT:  ^[[REST]]:
+// CHECK-NEXT:    %y = arith.addi %x, %x : i32
+// CHECK-NEXT:    llvm.cond_br %c, ^[[REST2:.*]], ^[[FAIL2:.*]]
+// CHECK-NEXT:  ^[[REST2]]:
+// CHECK-NEXT:    func.return %y : i32
+// CHECK-NEXT:  ^[[FAIL]]:
+// CHECK-NEXT:    %[[MSG:.*]] = llvm.mlir.addressof @_irgrad_assert_message_0 : !llvm.ptr
+// CHECK-NEXT:    llvm.call @irgrad_assert_failed(%[[MSG]]) : (!llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.unreachable
+// CHECK-NEXT:  ^[[FAIL2]]:
+// CHECK-NEXT:    %[[MSG2:.*]] = llvm.mlir.addressof @_irgrad_assert_message_0 : !llvm.ptr
+// CHECK-NEXT:    llvm.call @irgrad_assert_failed(%[[MSG2]]) : (!llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.unreachable
+// CHECK-NEXT:  }
+// "boom" and its NUL:
+// CHECK-NEXT:  llvm.mlir.global internal constant @_irgrad_assert_message_0(dense<[98, 111, 111, 109, 0]> : tensor<5xi8>) {addr_space = 0 : i32} : !llvm.array<5 x i8>
+// CHECK-NEXT:  llvm.func @irgrad_assert_failed(!llvm.ptr)
+// CHECK-NOT:   cf.assert
+func.func @assert(%c: i1, %x: i32) -> i32 {
   cf.assert %c, "boom"
-  func.return
+  %y = arith.addi %x, %x : i32
+  cf.assert %c, "boom"
+  func.return %y : i32
 }
 
-// ERR: convert-cf-to-llvm.mlir:[[# @LINE - 4]]:3: error: 'cf.assert' op is outside the stage contract: convert-cf-to-llvm does not lower asserts (a failed assert would abort the process)
+// ERR: convert-cf-to-llvm.mlir:[[# @LINE - 6]]:3: error: 'cf.assert' op is not supported here: convert-cf-to-llvm{lower_asserts=false} does not lower asserts (GPU kernels have no runtime to report a failed assert)
+// ERR-NOT: error:

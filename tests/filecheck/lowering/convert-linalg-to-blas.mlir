@@ -1,5 +1,12 @@
-// RUN: irgrad-opt -p convert-linalg-to-blas %s | filecheck %s
-// RUN: irgrad-opt -p convert-linalg-to-blas --verify-each=numeric %s > /dev/null
+// RUN: not irgrad-opt -p convert-linalg-to-blas --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -p convert-linalg-to-blas --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt -p convert-linalg-to-blas --verify-each=numeric --split-input-file %s 2>&1 >/dev/null | grep -c "error:"' | filecheck %s --check-prefix=NUMERIC
+// RUN: sh -c 'irgrad-opt -p convert-linalg-to-blas --split-input-file %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+// RUN: not irgrad-opt -p 'convert-linalg-to-blas{min_flops=-1}' %s 2>&1 | filecheck %s --check-prefix=OPTION
+// ERR-NOT: Traceback
+// With --verify-each=numeric, the only errors are the two of the erroring cases at the end
+// (the numeric check finds no difference elsewhere).
+// NUMERIC: {{^2$}}
 
 // The zero fill bufferization puts before a matmul becomes beta = 0 and goes away, with its
 // constant.
@@ -249,3 +256,27 @@ func.func @batched_small(%a: memref<2x4x3xf32>, %b: memref<2x3x5xf32>, %c: memre
   }
   func.return
 }
+
+// -----
+
+// A matmul on tensors is outside the input contract (stage "bufferized"): a located error,
+// exit code 1 (it used to be left alone silently).
+// ERR: convert-linalg-to-blas.mlir:[[# @LINE + 3]]:3: error: 'linalg.matmul' op requires buffer semantics; run bufferize first
+// EXIT: exit=1
+func.func @on_tensors(%a: tensor<32x48xf32>, %b: tensor<48x40xf32>, %c: tensor<32x40xf32>) -> tensor<32x40xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<32x48xf32>, tensor<48x40xf32>) outs(%c : tensor<32x40xf32>) -> tensor<32x40xf32>
+  func.return %r : tensor<32x40xf32>
+}
+
+// -----
+
+// Inner sizes that differ: the verifier rejects the matmul.
+// ERR: convert-linalg-to-blas.mlir:[[# @LINE + 2]]:3: error: 'linalg.matmul' op inferred input/output operand #1 has shape's dimension #0 to be 48, but found 40
+func.func @mismatch(%a: memref<32x48xf32>, %b: memref<40x40xf32>, %c: memref<32x40xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x48xf32>, memref<40x40xf32>) outs(%c : memref<32x40xf32>)
+  func.return
+}
+
+// A negative min_flops is a bad pass option.
+// OPTION-NOT: Traceback
+// OPTION: irgrad-opt: error: invalid options for pass 'convert-linalg-to-blas': min_flops must be at least 0, got -1

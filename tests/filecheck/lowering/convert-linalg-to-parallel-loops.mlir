@@ -59,15 +59,16 @@ func.func @reduce(%a: memref<3x4xf32>, %out: memref<3xf32>) {
 
 // -----
 
-// matmul runs i (parallel), k, j: the innermost loop walks %b and %out contiguously and
-// A[i, k] is loaded once per k. With reorder_reductions=false, i and j are parallel and k
-// accumulates in a register.
+// matmul runs i (parallel), k, j (parallel, nested in k): the innermost loop walks %b and
+// %out contiguously and A[i, k] is loaded once per k. With reorder_reductions=false, i and j
+// are one parallel loop and k accumulates in a register.
 // CHECK-LABEL: func.func @matmul(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %out: memref<2x4xf32>) {
 // CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        %[[A:.*]] = memref.load %a[%[[I]], %[[K]]] : memref<2x3xf32>
-// CHECK-NEXT:        scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:          %[[B:.*]] = memref.load %b[%[[K]], %[[J]]] : memref<3x4xf32>
 // CHECK-NEXT:          %[[C:.*]] = memref.load %out[%[[I]], %[[J]]] : memref<2x4xf32>
 // CHECK-NEXT:          %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32

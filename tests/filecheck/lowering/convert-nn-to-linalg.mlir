@@ -396,6 +396,305 @@ func.func @arith_on_tensors(%x: tensor<3xf64>, %y: tensor<3xf64>, %p: i1) -> ten
 
 // -----
 
+// The remaining elementwise ops, one case each: the generic's body is the scalar op.
+// neg is arith.negf (a sign flip, -0.0 for 0.0).
+func.func @neg(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.neg %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @neg(
+// CHECK-SAME:      %[[X:.*]]: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[X]] : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.negf %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// abs: math.absf on floats; on integers, a select of 0 - x where x < 0 (wrapping at INT_MIN).
+func.func @abs(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %y = nn.abs %x : tensor<4xf32>
+  %j = nn.abs %i : tensor<4xi32>
+  func.return %y, %j : tensor<4xf32>, tensor<4xi32>
+}
+// CHECK-LABEL: func.func @abs(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = math.absf %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+// CHECK:         ^bb0(%[[I:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[NEG:.*]] = arith.cmpi slt, %[[I]], %[[ZERO]] : i32
+// CHECK-NEXT:      %[[ZERO2:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[MINUS:.*]] = arith.subi %[[ZERO2]], %[[I]] : i32
+// CHECK-NEXT:      %[[RI:.*]] = arith.select %[[NEG]], %[[MINUS]], %[[I]] : i32
+// CHECK-NEXT:      linalg.yield %[[RI]] : i32
+
+// -----
+
+// sign: -1, 0 or 1 by selects; a zero keeps its sign and NaN stays NaN (every compare is
+// false, so the operand itself is yielded).
+func.func @sign(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.sign %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @sign(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[IS_ZERO:.*]] = arith.cmpf oeq, %[[A]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[R0:.*]] = arith.select %[[IS_ZERO]], %[[ZERO]], %[[A]] : f32
+// CHECK-NEXT:      %[[LT:.*]] = arith.cmpf olt, %[[A]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[MINUS_ONE:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-NEXT:      %[[R1:.*]] = arith.select %[[LT]], %[[MINUS_ONE]], %[[R0]] : f32
+// CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[A]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[GT]], %[[ONE]], %[[R1]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+func.func @log(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.log %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @log(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = math.log %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// sigmoid without overflow: e = exp(-|x|) (through a select), then 1 / (1 + e) for x >= 0 and
+// e / (1 + e) below.
+func.func @sigmoid(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.sigmoid %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @sigmoid(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK:           %[[POS:.*]] = arith.cmpf oge, %[[A]], %{{.*}} : f32
+// CHECK-NEXT:      %[[NEG:.*]] = arith.negf %[[A]] : f32
+// CHECK-NEXT:      %[[ARG:.*]] = arith.select %[[POS]], %[[NEG]], %[[A]] : f32
+// CHECK-NEXT:      %[[EXP:.*]] = math.exp %[[ARG]] : f32
+// CHECK-NEXT:      %[[DEN:.*]] = arith.addf %[[ONE:.*]], %[[EXP]] : f32
+// CHECK-NEXT:      %[[HI:.*]] = arith.divf %[[ONE]], %[[DEN]] : f32
+// CHECK-NEXT:      %[[LO:.*]] = arith.divf %[[EXP]], %[[DEN]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[POS]], %[[HI]], %[[LO]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+func.func @sqrt(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.sqrt %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @sqrt(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = math.sqrt %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// rsqrt is 1 / sqrt(x), correctly rounded (no approximate math.rsqrt).
+func.func @rsqrt(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.rsqrt %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @rsqrt(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %[[S:.*]] = math.sqrt %[[A]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+// CHECK-NOT:       math.rsqrt
+
+// -----
+
+func.func @sin(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.sin %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @sin(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = math.sin %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+func.func @cos(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.cos %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @cos(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = math.cos %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// Binary elementwise ops: two identity-mapped inputs.
+func.func @add(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %z = nn.add %x, %y : tensor<4xf32>
+  func.return %z : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @add(
+// CHECK-SAME:      %[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[X]], %[[Y]] : tensor<4xf32>, tensor<4xf32>) outs(%[[E]] : tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+func.func @sub(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %z = nn.sub %x, %y : tensor<4xf32>
+  func.return %z : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @sub(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.subf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// mul on integers is arith.muli (wrapping).
+func.func @mul(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %z = nn.mul %x, %y : tensor<4xf32>
+  %j = nn.mul %i, %i : tensor<4xi32>
+  func.return %z, %j : tensor<4xf32>, tensor<4xi32>
+}
+// CHECK-LABEL: func.func @mul(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+// CHECK:         ^bb0(%[[I:.*]]: i32, %[[J:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[RI:.*]] = arith.muli %[[I]], %[[J]] : i32
+// CHECK-NEXT:      linalg.yield %[[RI]] : i32
+
+// -----
+
+func.func @pow(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %z = nn.pow %x, %y : tensor<4xf32>
+  func.return %z : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @pow(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = math.powf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// maximum propagates NaN (arith.maximumf, not maxnumf); on integers it is arith.maxsi.
+func.func @maximum(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %z = nn.maximum %x, %y : tensor<4xf32>
+  %j = nn.maximum %i, %i : tensor<4xi32>
+  func.return %z, %j : tensor<4xf32>, tensor<4xi32>
+}
+// CHECK-LABEL: func.func @maximum(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+// CHECK:         ^bb0(%[[I:.*]]: i32, %[[J:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[RI:.*]] = arith.maxsi %[[I]], %[[J]] : i32
+// CHECK-NEXT:      linalg.yield %[[RI]] : i32
+
+// -----
+
+func.func @minimum(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %z = nn.minimum %x, %y : tensor<4xf32>
+  func.return %z : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @minimum(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.minimumf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// select: the predicate tensor is a third input; the body is arith.select on scalars.
+func.func @select(%p: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %z = nn.select %p, %x, %y : tensor<4xi1>, tensor<4xf32>
+  func.return %z : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @select(
+// CHECK-SAME:      %[[P:.*]]: tensor<4xi1>, %[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[P]], %[[X]], %[[Y]] : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT:    ^bb0(%[[C:.*]]: i1, %[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[C]], %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// Bitwise ops, on i1 (logical) as on wider integers.
+func.func @and(%x: tensor<4xi1>, %y: tensor<4xi1>) -> tensor<4xi1> {
+  %z = nn.and %x, %y : tensor<4xi1>
+  func.return %z : tensor<4xi1>
+}
+// CHECK-LABEL: func.func @and(
+// CHECK:         ^bb0(%[[A:.*]]: i1, %[[B:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT:      %[[R:.*]] = arith.andi %[[A]], %[[B]] : i1
+// CHECK-NEXT:      linalg.yield %[[R]] : i1
+
+// -----
+
+func.func @or(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
+  %z = nn.or %x, %y : tensor<4xi32>
+  func.return %z : tensor<4xi32>
+}
+// CHECK-LABEL: func.func @or(
+// CHECK:         ^bb0(%[[A:.*]]: i32, %[[B:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[R:.*]] = arith.ori %[[A]], %[[B]] : i32
+// CHECK-NEXT:      linalg.yield %[[R]] : i32
+
+// -----
+
+func.func @xor(%x: tensor<4xi1>, %y: tensor<4xi1>) -> tensor<4xi1> {
+  %z = nn.xor %x, %y : tensor<4xi1>
+  func.return %z : tensor<4xi1>
+}
+// CHECK-LABEL: func.func @xor(
+// CHECK:         ^bb0(%[[A:.*]]: i1, %[[B:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT:      %[[R:.*]] = arith.xori %[[A]], %[[B]] : i1
+// CHECK-NEXT:      linalg.yield %[[R]] : i1
+
+// -----
+
+// shift_right_logical: arith.shrui, guarded like shift_left (an amount outside 0..31 gives 0).
+func.func @shift_right_logical(%x: tensor<4xi32>, %n: tensor<4xi32>) -> tensor<4xi32> {
+  %y = nn.shift_right_logical %x, %n : tensor<4xi32>
+  func.return %y : tensor<4xi32>
+}
+// CHECK-LABEL: func.func @shift_right_logical(
+// CHECK:         ^bb0(%[[A:.*]]: i32, %[[N:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[WIDTH:.*]] = arith.constant 32 : i32
+// CHECK-NEXT:      %[[OK:.*]] = arith.cmpi ult, %[[N]], %[[WIDTH]] : i32
+// CHECK-NEXT:      %[[SAFE:.*]] = arith.select %[[OK]], %[[N]], %[[ZERO]] : i32
+// CHECK-NEXT:      %[[S:.*]] = arith.shrui %[[A]], %[[SAFE]] : i32
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[OK]], %[[S]], %[[ZERO]] : i32
+// CHECK-NEXT:      linalg.yield %[[R]] : i32
+
+// -----
+
+// reduce_min over the first axis: a fill of +inf, a ["reduction", "parallel"] generic whose
+// output map drops d0, arith.minimumf (NaN propagates).
+func.func @reduce_min(%x: tensor<2x3xf32>) -> tensor<3xf32> {
+  %m = nn.reduce_min %x axes = [0] : tensor<2x3xf32> -> tensor<3xf32>
+  func.return %m : tensor<3xf32>
+}
+// CHECK-LABEL: func.func @reduce_min(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT:    %[[INF:.*]] = arith.constant 0x7f800000 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[INF]] : f32) outs(%[[E]] : tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT]] : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.minimumf %[[ACC]], %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
 // An autodiff request left in the input: the pass lowers differentiated IR only.
 func.func @f(%x: f32) -> f32 {
   %y = arith.mulf %x, %x : f32

@@ -1,4 +1,7 @@
-// RUN: irgrad-opt -p convert-scf-parallel-to-scf %s | filecheck %s
+// RUN: not irgrad-opt -p convert-scf-parallel-to-scf --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -p convert-scf-parallel-to-scf --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt -p convert-scf-parallel-to-scf --split-input-file %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+// ERR-NOT: Traceback
 
 // A 2-D scf.parallel becomes two nested scf.for loops, the first dimension outermost
 // (the order the interpreter runs the iterations in).
@@ -49,5 +52,65 @@ func.func @column_sum(%m: memref<4x8xf32>, %out: memref<1xf32>) {
     }
   }) : (index, index, index, f32) -> f32
   memref.store %total, %out[%c0] : memref<1xf32>
+  func.return
+}
+
+// -----
+
+// Negative cases.
+
+// Nothing to do: serial loops and code outside any scf.parallel stay as they are.
+// CHECK-LABEL: func.func @serial
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %c1 = arith.constant 1 : index
+// CHECK-NEXT:    %c4 = arith.constant 4 : index
+// CHECK-NEXT:    scf.for %i = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      %v = memref.load %m[%i] : memref<4xf32>
+// CHECK-NEXT:      memref.store %v, %m[%i] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @serial(%m: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = memref.load %m[%i] : memref<4xf32>
+    memref.store %v, %m[%i] : memref<4xf32>
+  }
+  func.return
+}
+
+// -----
+
+// An scf.parallel without loop dimensions (xDSL's verifier accepts it, MLIR's does not):
+// a located error, not a crash (it used to be an IndexError).
+// ERR: convert-scf-parallel-to-scf.mlir:[[# @LINE + 4]]:3: error: 'scf.parallel' op has no loop dimensions; an scf.parallel needs at least one (lower bound, upper bound, step) triple
+// EXIT: exit=1
+func.func @no_dimensions(%m: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  "scf.parallel"() <{operandSegmentSizes = array<i32: 0, 0, 0, 0>}> ({
+  ^bb0:
+    %v = memref.load %m[%c0] : memref<4xf32>
+    memref.store %v, %m[%c0] : memref<4xf32>
+    scf.reduce
+  }) : () -> ()
+  func.return
+}
+
+// -----
+
+// An init value without its scf.reduce operand: the verifier rejects the loop.
+// ERR: convert-scf-parallel-to-scf.mlir:[[# @LINE + 6]]:3: error: 'scf.parallel' op Expected 1 reductions but 0 provided
+func.func @missing_reduce(%m: memref<4xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %t = "scf.parallel"(%c0, %c4, %c1, %zero) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+  ^bb0(%i: index):
+    %v = memref.load %m[%i] : memref<4xf32>
+    scf.reduce
+  }) : (index, index, index, f32) -> f32
+  memref.store %t, %out[] : memref<f32>
   func.return
 }

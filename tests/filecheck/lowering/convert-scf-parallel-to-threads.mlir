@@ -1,5 +1,10 @@
-// RUN: irgrad-opt -p convert-scf-parallel-to-threads %s | filecheck %s
-// RUN: irgrad-opt -p convert-to-llvm %s -t llvm | filecheck %s --check-prefix=LLVM
+// RUN: not irgrad-opt -p convert-scf-parallel-to-threads --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -p convert-to-llvm --split-input-file %s -t llvm 2>/dev/null | filecheck %s --check-prefix=LLVM
+// RUN: not irgrad-opt -p convert-scf-parallel-to-threads --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt -p convert-scf-parallel-to-threads --split-input-file %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+// RUN: not irgrad-opt -p 'convert-scf-parallel-to-threads{min_work=-1}' %s 2>&1 | filecheck %s --check-prefix=NEGATIVE
+// RUN: not irgrad-opt -p 'convert-scf-parallel-to-threads{workers=4}' %s 2>&1 | filecheck %s --check-prefix=UNKNOWN
+// ERR-NOT: Traceback
 
 // A large parallel loop becomes a function over a range [begin, end) of its first dimension
 // (the other dimensions whole), called through the thread pool. Captured values travel in
@@ -120,6 +125,23 @@ func.func @allocates(%m: memref<1048576xf32>) {
   func.return
 }
 
+// The first dimension has a single iteration: nothing to split across threads.
+// CHECK-LABEL: func.func @single_row(
+// CHECK-NOT:     irgrad_parallel_for
+// CHECK:         "scf.parallel"
+func.func @single_row(%m: memref<1x1048576xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1048576 : index
+  "scf.parallel"(%c0, %c0, %c1, %n, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %m[%i, %j] : memref<1x1048576xf32>
+    memref.store %v, %m[%i, %j] : memref<1x1048576xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  func.return
+}
+
 // One declaration of the entry point, after the functions.
 // CHECK:       llvm.func @irgrad_parallel_for(!llvm.ptr, !llvm.ptr, i64)
 
@@ -128,3 +150,26 @@ func.func @allocates(%m: memref<1048576xf32>) {
 // LLVM: define {{.*}}void @"scale_parallel0"(ptr %".1", i64 %".2", i64 %".3")
 // LLVM: call ccc void @"irgrad_parallel_for"({{.*}}@"scale_parallel0", ptr %{{.*}}, i64 512)
 // LLVM: declare void @"irgrad_parallel_for"(ptr %".1", ptr %".2", i64 %".3")
+
+// -----
+
+// An scf.parallel without loop dimensions (xDSL's verifier accepts it, MLIR's does not):
+// a located error, not a crash (it used to be an IndexError).
+// ERR: convert-scf-parallel-to-threads.mlir:[[# @LINE + 4]]:3: error: 'scf.parallel' op has no loop dimensions; an scf.parallel needs at least one (lower bound, upper bound, step) triple
+// EXIT: exit=1
+func.func @no_dimensions(%m: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  "scf.parallel"() <{operandSegmentSizes = array<i32: 0, 0, 0, 0>}> ({
+  ^bb0:
+    %v = memref.load %m[%c0] : memref<4xf32>
+    memref.store %v, %m[%c0] : memref<4xf32>
+    scf.reduce
+  }) : () -> ()
+  func.return
+}
+
+// Bad options: a negative min_work, an option the pass does not have.
+// NEGATIVE-NOT: Traceback
+// NEGATIVE: irgrad-opt: error: invalid options for pass 'convert-scf-parallel-to-threads': min_work must be at least 0, got -1
+// UNKNOWN-NOT: Traceback
+// UNKNOWN: irgrad-opt: error: invalid options for pass 'convert-scf-parallel-to-threads': Provided arguments ["workers"] not found in expected arguments ["min_work"]

@@ -1,4 +1,8 @@
-// RUN: irgrad-opt %s -p linalg-fuse-elementwise --split-input-file | filecheck %s
+// RUN: not irgrad-opt %s -p linalg-fuse-elementwise --split-input-file 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt %s -p linalg-fuse-elementwise --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt %s -p linalg-fuse-elementwise --split-input-file >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+// RUN: not irgrad-opt %s -p 'linalg-fuse-elementwise{recompute_limit=-1}' 2>&1 | filecheck %s --check-prefix=OPTION
+// ERR-NOT: Traceback
 
 // linalg-fuse-elementwise: producers fused into consumers (rules in the pass's module docstring,
 // irgrad/lowering/linalg_fuse_elementwise.py). Each case shows what fuses and what must not.
@@ -464,3 +468,68 @@ func.func @fill_of_argument(%x: tensor<8xf32>, %s: f32) -> tensor<8xf32> {
 // CHECK-SAME:      %[[X:[^:]*]]: tensor<8xf32>, %[[S:.*]]: f32)
 // CHECK:         %[[F:.*]] = linalg.fill ins(%[[S]] : f32)
 // CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[F]] : tensor<8xf32>, tensor<8xf32>)
+
+// -----
+
+// Not fused: generics on buffers (rule 1; the pass runs at stage "linalg", before bufferize).
+// CHECK-LABEL: func.func @on_buffers(
+// CHECK:         linalg.generic {{.*}} ins(%x : memref<8xf32>) outs(%t : memref<8xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      math.exp
+// CHECK:         linalg.generic {{.*}} ins(%t : memref<8xf32>) outs(%y : memref<8xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.negf
+func.func @on_buffers(%x: memref<8xf32>, %t: memref<8xf32>, %y: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<8xf32>) outs(%t : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t : memref<8xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
+// A producer yielding a value of another type than its output's elements (MLIR's verifier
+// rejects it, xDSL's does not): a located error at the yield, not a type error in the
+// consumer's body after fusion.
+// ERR: linalg-fuse-elementwise.mlir:[[# @LINE + 7]]:5: error: 'linalg.yield' op type of yield operand 1 ('i32') doesn't match the element type of the enclosing linalg.generic op ('f32')
+// EXIT: exit=1
+func.func @yield_type(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.fptosi %a : f32 to i32
+    linalg.yield %r : i32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%y : tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  func.return %z : tensor<8xf32>
+}
+
+// -----
+
+// A malformed generic (one indexing map for two operands): the verifier's located error.
+// ERR: linalg-fuse-elementwise.mlir:[[# @LINE + 3]]:3: error: 'linalg.generic' op expected the number of indexing_map (1) to be equal to the number of input/output operands (2)
+func.func @bad_maps(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  func.return %y : tensor<8xf32>
+}
+
+// A negative recompute_limit is a bad pass option.
+// OPTION-NOT: Traceback
+// OPTION: irgrad-opt: error: invalid options for pass 'linalg-fuse-elementwise': recompute_limit must be at least 0, got -1

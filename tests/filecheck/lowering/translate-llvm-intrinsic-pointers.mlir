@@ -1,4 +1,7 @@
-// RUN: irgrad-opt -t llvm %s | filecheck %s
+// RUN: not irgrad-opt -t llvm --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -t llvm --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt -t llvm --split-input-file %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+// ERR-NOT: Traceback
 
 // An intrinsic's pointer parameters are opaque `ptr`s whatever its first call passed. xDSL's
 // translation declared `llvm.memcpy` with the types of its first call's arguments, and a
@@ -24,5 +27,33 @@ builtin.module {
     llvm.call_intrinsic "llvm.memcpy.p0.p0.i64"(%f, %pf, %c16, %false) : (!llvm.ptr, !llvm.ptr, i64, i1) -> ()
     llvm.call_intrinsic "llvm.memcpy.p0.p0.i64"(%b, %pb, %c3, %false) : (!llvm.ptr, !llvm.ptr, i64, i1) -> ()
     llvm.return
+  }
+}
+
+// -----
+
+// Only pointer parameters are opaque: two calls of one intrinsic with different non-pointer
+// argument types (or result types) cannot share its one declaration. A located error at the
+// second call (it was an llvmlite TypeError, "Type of #3 arg mismatch: i64 != i32", exit 2;
+// a different result type was silently translated with the first one).
+// ERR: translate-llvm-intrinsic-pointers.mlir:[[# @LINE + 6]]:5: error: 'llvm.call_intrinsic' op calls 'llvm.memcpy.p0.p0.i64' as (!llvm.ptr, !llvm.ptr, i32, i1) -> (), but an earlier call has type (!llvm.ptr, !llvm.ptr, i64, i1) -> (); an intrinsic has one signature in LLVM IR
+// EXIT: exit=1
+builtin.module {
+  llvm.func @mixed_lengths(%f: !llvm.ptr, %b: !llvm.ptr, %n: i64, %m: i32) {
+    %false = llvm.mlir.constant(false) : i1
+    llvm.call_intrinsic "llvm.memcpy.p0.p0.i64"(%f, %b, %n, %false) : (!llvm.ptr, !llvm.ptr, i64, i1) -> ()
+    llvm.call_intrinsic "llvm.memcpy.p0.p0.i64"(%b, %f, %m, %false) : (!llvm.ptr, !llvm.ptr, i32, i1) -> ()
+    llvm.return
+  }
+}
+
+// -----
+
+// ERR: translate-llvm-intrinsic-pointers.mlir:[[# @LINE + 4]]:5: error: 'llvm.call_intrinsic' op calls 'llvm.maximum.f32' as (f32, f32) -> f64, but an earlier call has type (f32, f32) -> f32; an intrinsic has one signature in LLVM IR
+builtin.module {
+  llvm.func @mixed_results(%a: f32) -> f32 {
+    %m = llvm.call_intrinsic "llvm.maximum.f32"(%a, %a) : (f32, f32) -> f32
+    %n = llvm.call_intrinsic "llvm.maximum.f32"(%a, %a) : (f32, f32) -> f64
+    llvm.return %m : f32
   }
 }

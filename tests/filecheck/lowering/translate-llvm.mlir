@@ -1,4 +1,7 @@
-// RUN: irgrad-opt -t llvm %s | filecheck %s
+// RUN: not irgrad-opt -t llvm --split-input-file %s 2>/dev/null | filecheck %s
+// RUN: not irgrad-opt -t llvm --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: sh -c 'irgrad-opt -t llvm --split-input-file %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
+// ERR-NOT: Traceback
 // RUN: not irgrad-opt -p convert-to-llvm -t llvm %S/convert-to-llvm.mlir --split-input-file 2>/dev/null | filecheck %s --check-prefix=PIPE
 
 // `-t llvm` (xDSL's target) prints LLVM IR for a stage-"llvm" module.
@@ -20,6 +23,37 @@ builtin.module {
     %m = llvm.call_intrinsic "llvm.maximum.f32"(%s, %vy) : (f32, f32) -> f32
     llvm.store %m, %y : f32, !llvm.ptr
     llvm.return
+  }
+}
+
+// -----
+
+// Input outside stage "llvm" is a located error naming the op and the rule (xDSL's target
+// said only "Conversion not implemented for op: func.func", or "Type not supported: bf16",
+// without a location).
+// ERR: translate-llvm.mlir:[[# @LINE + 2]]:1: error: 'func.func' op breaks the "llvm" stage contract: only llvm dialect ops may remain (convert-to-llvm lowers the scf, cf, memref, arith, math and func ops of stage "loops")
+// EXIT: exit=1
+func.func @not_lowered(%a: f32) -> f32 {
+  func.return %a : f32
+}
+
+// -----
+
+// ERR: translate-llvm.mlir:[[# @LINE + 3]]:5: error: 'builtin.unrealized_conversion_cast' op breaks the "llvm" stage contract: a cast from f32 to i32 remains: a value of a non-llvm type is still used or defined
+builtin.module {
+  llvm.func @cast_left(%a: f32) -> f32 {
+    %0 = builtin.unrealized_conversion_cast %a : f32 to i32
+    %1 = builtin.unrealized_conversion_cast %0 : i32 to f32
+    llvm.return %1 : f32
+  }
+}
+
+// -----
+
+// ERR: translate-llvm.mlir:[[# @LINE + 2]]:3: error: 'llvm.func' op breaks the "llvm" stage contract: values of type bf16 must be converted (index to i64, bf16 to i16, memref to !llvm.ptr)
+builtin.module {
+  llvm.func @bf16_value(%a: bf16) -> bf16 {
+    llvm.return %a : bf16
   }
 }
 

@@ -14,7 +14,8 @@ func.func @f() {
 
 // FLAG: irgrad-opt: error: unrecognized arguments: --no-such-flag
 
-// A module the llvm target cannot translate (func, not llvm.func) is a diagnostic too.
+// A module the llvm target cannot translate (func, not llvm.func) is a diagnostic too, located
+// at the first op outside stage "llvm".
 // TRANSLATE-NOT: Traceback
-// TRANSLATE: irgrad-opt: error: target 'llvm' cannot translate this module: Conversion not implemented for op: func.func
+// TRANSLATE: bad-command-line.mlir:7:1: error: 'func.func' op breaks the "llvm" stage contract: only llvm dialect ops may remain
 // TRANSLATE-NOT: Traceback
