@@ -267,10 +267,15 @@ def function_name(fn: Callable[..., Any], default: str = "main") -> str:
     return name
 
 
-_PROCESS = ctypes.CDLL(None)
+try:
+    _PROCESS: ctypes.CDLL | None = ctypes.CDLL(None)  # the symbols the process has loaded
+except (OSError, TypeError):  # no dlopen(NULL) (Windows): nothing to avoid
+    _PROCESS = None
 
 
 def _is_c_symbol(name: str) -> bool:
+    if _PROCESS is None:
+        return False
     try:
         getattr(_PROCESS, name)
     except AttributeError:
