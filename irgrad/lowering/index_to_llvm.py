@@ -10,14 +10,13 @@ The patterns are MLIR's IndexToLLVM (mlir/lib/Conversion/IndexToLLVM/IndexToLLVM
   `llvm.smax`/`umax`/`smin`/`umin` intrinsics; cmp is `llvm.icmp` with the same predicate;
   casts/castu sign/zero-extend or truncate; constant, bool.constant and sizeof (64) are
   `llvm.mlir.constant`s;
-- ceildivs, floordivs and ceildivu are MLIR's expansions, op for op:
-  ceildivs(n, m):  x = m > 0 ? -1 : 1;  (n > 0) == (m > 0) && n != 0 ? (n + x) / m + 1
-                                                                     : -(-n / m)
+- floordivs and ceildivu are MLIR's expansions, op for op:
   floordivs(n, m): x = m < 0 ? 1 : -1;  (n < 0) != (m < 0) && n != 0 ? -1 - (x - n) / m
                                                                      : n / m
   ceildivu(n, m):  n == 0 ? 0 : (n - 1) / m + 1
-  As in MLIR, ceildivs(INT_MIN, m) for m > 1 wraps in `-n` and is wrong (the interpreter
-  computes the true quotient); every other defined case is exact.
+- ceildivs is not: MLIR's `-(-n / m)` wraps for n = INT_MIN (ceildivs(INT_MIN, 2) came out
+  +2^62), so it is q + (r != 0 && (r > 0) == (m > 0)) with q, r the truncating quotient and
+  remainder: exact for every defined input, as the interpreter computes it.
 
 One deviation, shared with convert-arith-to-llvm: division never traps. MLIR's `llvm.sdiv`
 on a zero divisor or INT_MIN / -1 is undefined and a SIGFPE on x86 would kill the process,
@@ -135,29 +134,23 @@ class DivisionLowering(RewritePattern):
 
 
 class CeilDivSLowering(RewritePattern):
-    """MLIR's expansion: `x = m > 0 ? -1 : 1`, then `n*m > 0 ? (n+x)/m + 1 : -(-n/m)`."""
+    """`q = n / m`, `r = n % m` (truncating), then `q + 1` where the division was inexact and
+    the exact quotient positive (`r != 0` and r, m of one sign). Not MLIR's expansion, which
+    computes `-n` and so wraps for n = INT_MIN: this one is exact for every defined input."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: index.CeilDivSOp, rewriter: PatternRewriter):
         b = LLVMBuilder(rewriter, op)
         n, m = b.operands(op.operands)
         m = nonzero(b, m)
-        zero, pos_one, neg_one = (b.const_int(v, i64) for v in (0, 1, -1))
+        zero, one, neg_one = (b.const_int(v, i64) for v in (0, 1, -1))
         is_neg_one = b.icmp("eq", m, neg_one)
-        # x
-        m_pos = b.icmp("sgt", m, zero)
-        x = b.select(m_pos, neg_one, pos_one)
-        # The positive result.
-        n_plus_x = b.add(n, x)
-        pos_res = b.add(sdiv(b, n_plus_x, m, is_neg_one), pos_one)
-        # The negative result.
-        neg_n = b.sub(zero, n)
-        neg_res = b.sub(zero, sdiv(b, neg_n, m, is_neg_one))
-        # The positive result where n and m have the same sign and n != 0.
-        n_pos = b.icmp("sgt", n, zero)
-        same_sign = b.icmp("eq", n_pos, m_pos)
-        n_nonzero = b.icmp("ne", n, zero)
-        b.replace(op, b.select(b.and_(same_sign, n_nonzero), pos_res, neg_res))
+        quotient = sdiv(b, n, m, is_neg_one)
+        remainder = sdiv(b, n, m, is_neg_one, rem=True)
+        inexact = b.icmp("ne", remainder, zero)
+        same_sign = b.icmp("eq", b.icmp("sgt", remainder, zero), b.icmp("sgt", m, zero))
+        round_up = b.and_(inexact, same_sign)
+        b.replace(op, b.add(quotient, b.select(round_up, one, zero)))
 
 
 class FloorDivSLowering(RewritePattern):

@@ -179,9 +179,6 @@ def operands(op: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
         b = np.where(b == 0, 3, b)
         if op in ("divs", "rems", "floordivs", "ceildivs"):
             b = np.where((a == INT_MIN) & (b == -1), -2, b)
-        if op == "ceildivs":
-            # MLIR's expansion computes -n, which wraps for n = INT_MIN: see the test below.
-            a = np.where((a == INT_MIN) & (b > 1), INT_MIN + 1, a)
     return a, b
 
 
@@ -259,16 +256,15 @@ def test_floor_and_ceil_division_with_negative_operands():
         assert int(q) == s64(ceil_div(x, y)), (x, y)
 
 
-def test_ceildivs_of_int_min_is_mlirs_expansion():
-    # For n = INT_MIN and m > 1, MLIR's IndexToLLVM computes -(-n / m) and -INT_MIN wraps to
-    # INT_MIN: the lowering follows it exactly, so the sign is wrong (2**62 for m = 2, where
-    # the interpreter gives -2**62). Pinned here so that a change is deliberate.
-    divisors = [2, 3, 7, 2**32, INT_MAX]
+def test_ceildivs_of_int_min_is_exact():
+    # MLIR's IndexToLLVM computes -(-n / m), and -INT_MIN wraps (ceildivs(INT_MIN, 2) = +2**62
+    # there); irgrad's lowering uses the remainder instead and gives the true quotient.
+    divisors = [2, 3, 7, 2**32, INT_MAX, -2, -3, INT_MIN]
     a = np.full(N, INT_MIN, np.int64)
     b = np.array(divisors + [2] * (N - len(divisors)), dtype=np.int64)
     got = call("ceildivs", a, b)[0][: len(divisors)]
-    assert [int(q) for q in got] == [-trunc_div(INT_MIN, m) for m in divisors]
-    assert int(got[0]) == 2**62
+    assert [int(q) for q in got] == [-((-INT_MIN) // m) for m in divisors]
+    assert int(got[0]) == -(2**62)
 
 
 def test_division_never_traps():

@@ -90,28 +90,22 @@ func.func @divisions(%a: index, %b: index) -> (index, index, index, index) {
 
 // -----
 
-// ceildivs is MLIR's expansion: x = m > 0 ? -1 : 1, then
-// (n > 0) == (m > 0) && n != 0 ? (n + x) / m + 1 : -(-n / m).
+// ceildivs is not MLIR's expansion (whose -n wraps for n = INT_MIN): the truncating quotient
+// q and remainder r, then q + 1 where r != 0 and r, m have one sign.
 
 // CHECK-LABEL: func.func @ceildivs
 // CHECK:      %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
 // CHECK:      %[[ONE:.*]] = llvm.mlir.constant(1) : i64
-// CHECK:      %[[NEG1:.*]] = llvm.mlir.constant(-1) : i64
-// CHECK:      %[[N:.*]] = builtin.unrealized_conversion_cast %n : index to i64
 // CHECK:      %[[M:.*]] = llvm.select %{{.*}}, %[[ONE]], %{{.*}} : i1, i64
+// CHECK:      %[[Q:.*]] = llvm.sdiv %[[N:.*]], %{{.*}} : i64
+// CHECK:      %[[R:.*]] = llvm.srem %[[N]], %{{.*}} : i64
+// CHECK:      %[[INEXACT:.*]] = llvm.icmp "ne" %[[R]], %[[ZERO]] : i64
+// CHECK:      %[[RPOS:.*]] = llvm.icmp "sgt" %[[R]], %[[ZERO]] : i64
 // CHECK:      %[[MPOS:.*]] = llvm.icmp "sgt" %[[M]], %[[ZERO]] : i64
-// CHECK:      %[[X:.*]] = llvm.select %[[MPOS]], %[[NEG1]], %[[ONE]] : i1, i64
-// CHECK:      %[[NX:.*]] = llvm.add %[[N]], %[[X]] : i64
-// CHECK:      %[[Q1:.*]] = llvm.sdiv %[[NX]], %{{.*}} : i64
-// CHECK:      %[[POS:.*]] = llvm.add %[[Q1]], %[[ONE]] : i64
-// CHECK:      %[[NEGN:.*]] = llvm.sub %[[ZERO]], %[[N]] : i64
-// CHECK:      %[[Q2:.*]] = llvm.sdiv %[[NEGN]], %{{.*}} : i64
-// CHECK:      %[[NEG:.*]] = llvm.sub %[[ZERO]], %[[Q2]] : i64
-// CHECK:      %[[NPOS:.*]] = llvm.icmp "sgt" %[[N]], %[[ZERO]] : i64
-// CHECK:      %[[SAME:.*]] = llvm.icmp "eq" %[[NPOS]], %[[MPOS]] : i1
-// CHECK:      %[[NNZ:.*]] = llvm.icmp "ne" %[[N]], %[[ZERO]] : i64
-// CHECK:      %[[PICK:.*]] = llvm.and %[[SAME]], %[[NNZ]] : i1
-// CHECK:      llvm.select %[[PICK]], %[[POS]], %[[NEG]] : i1, i64
+// CHECK:      %[[SAME:.*]] = llvm.icmp "eq" %[[RPOS]], %[[MPOS]] : i1
+// CHECK:      %[[UP:.*]] = llvm.and %[[INEXACT]], %[[SAME]] : i1
+// CHECK:      %[[ADJ:.*]] = llvm.select %[[UP]], %[[ONE]], %[[ZERO]] : i1, i64
+// CHECK:      llvm.add %[[Q]], %[[ADJ]] : i64
 func.func @ceildivs(%n: index, %m: index) -> index {
   %0 = index.ceildivs %n, %m
   func.return %0 : index
