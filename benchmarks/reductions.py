@@ -48,26 +48,25 @@ def reference(kind: str, a: np.ndarray) -> np.ndarray:
     }[kind]()
 
 
+# The cases every array library writes the same way (methods of the array).
+COMMON = {
+    "sum": lambda a: a.sum(),
+    "sumsq": lambda a: (a * a).sum(),
+    "rowsum": lambda a: a.sum(axis=1),
+}
+
+
 def frameworks(kind: str):
     """(name, function, sync) per framework installed."""
     import irgrad as ig
 
     ig_fns = {
-        "sum": lambda a: a.sum(),
-        "sumsq": lambda a: (a * a).sum(),
-        "rowsum": lambda a: a.sum(axis=1),
+        **COMMON,
         "rowmax": lambda a: ig.max(a, axis=1),
         "exp": lambda a: ig.exp(a),
         "lse": lambda a: ig.log(ig.exp(a).sum(axis=1)),
     }
-    np_fns = {
-        "sum": lambda a: a.sum(),
-        "sumsq": lambda a: (a * a).sum(),
-        "rowsum": lambda a: a.sum(axis=1),
-        "rowmax": lambda a: a.max(axis=1),
-        "exp": np.exp,
-        "lse": lambda a: np.log(np.exp(a).sum(axis=1)),
-    }
+    np_fns = {**COMMON, "rowmax": lambda a: a.max(axis=1), "exp": np.exp, "lse": lambda a: np.log(np.exp(a).sum(axis=1))}
     out = [("irgrad", ig.jit(ig_fns[kind]), None)]
     if kind in ("sum", "sumsq", "lse"):
         out.append(("irgrad fast_math", ig.jit(ig_fns[kind], fast_math="reassoc,contract"), None))
@@ -75,8 +74,7 @@ def frameworks(kind: str):
     torch = wl.load_torch()
     if torch is not None:
         t_fns = {
-            "sum": lambda a: a.sum(),
-            "sumsq": lambda a: (a * a).sum(),
+            **COMMON,
             "rowsum": lambda a: a.sum(dim=1),
             "rowmax": lambda a: a.max(dim=1).values,
             "exp": torch.exp,
@@ -87,14 +85,7 @@ def frameworks(kind: str):
     if jax is not None:
         import jax.numpy as jnp
 
-        j_fns = {
-            "sum": lambda a: a.sum(),
-            "sumsq": lambda a: (a * a).sum(),
-            "rowsum": lambda a: a.sum(axis=1),
-            "rowmax": lambda a: a.max(axis=1),
-            "exp": jnp.exp,
-            "lse": lambda a: jnp.log(jnp.exp(a).sum(axis=1)),
-        }
+        j_fns = {**COMMON, "rowmax": lambda a: a.max(axis=1), "exp": jnp.exp, "lse": lambda a: jnp.log(jnp.exp(a).sum(axis=1))}
         out.append(("jax.jit", jax.jit(j_fns[kind]), jax.block_until_ready))
     return out
 

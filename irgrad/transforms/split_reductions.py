@@ -237,18 +237,9 @@ def _blocked(
         body.add_op(scf.ReduceOp())
         insert(scf.ParallelOp([zero], [index(blocks)], [one], Region(body)))
         # In block order: running_l = running_l . buffer[b * lanes + l].
-        combine = Block(arg_types=[IndexType()] + [float_type] * lanes)
-        first = arith.MuliOp(combine.args[0], lane_step)
-        combine.add_op(first)
-        combined = []
-        for lane in range(lanes):
-            at = arith.AddiOp(first.result, index(lane))
-            load = memref.LoadOp.get(buffer, [at.result])
-            step = type(combiner)(combine.args[1 + lane], load.results[0])
-            combine.add_ops([at, load, step])
-            combined.append(step.results[0])
-        combine.add_op(scf.YieldOp(*combined))
-        combine_loop = insert(scf.ForOp(zero, index(blocks), one, lanes_in, Region(combine)))
+        combine_loop = insert(
+            _lanes_from_buffer(buffer, combiner, lanes_in, index(blocks), one, index, scale=lane_step)
+        )
         insert(memref.DeallocOp.get(buffer))
         return list(combine_loop.results)
 
@@ -313,19 +304,37 @@ def _block_lanes(
     elementwise.add_op(scf.YieldOp())
     into.add_op(scf.ForOp(zero, size, index(1), [], Region(elementwise)))
     # The block's lanes: lane l . buffer[j + l], j = 0, lanes, 2 lanes, ...
-    combine = Block(arg_types=[IndexType()] + [float_type] * lanes)
-    combined: list[SSAValue] = []
-    for lane in range(lanes):
-        offset = arith.ConstantOp(IntegerAttr(lane, IndexType()))
-        position = arith.AddiOp(combine.args[0], offset.result)
-        load = memref.LoadOp.get(buffer, [position.result])
-        step = type(combiner)(combine.args[1 + lane], load.results[0])
-        combine.add_ops([offset, position, load, step])
-        combined.append(step.results[0])
-    combine.add_op(scf.YieldOp(*combined))
-    block_loop = scf.ForOp(zero, size, lane_step, inits, Region(combine))
+    block_loop = _lanes_from_buffer(buffer, combiner, inits, size, lane_step, index)
     into.add_op(block_loop)
     return list(block_loop.results)
+
+
+def _lanes_from_buffer(
+    buffer: SSAValue,
+    combiner: Operation,
+    inits: list[SSAValue],
+    upper: SSAValue,
+    step: SSAValue,
+    index: Any,
+    scale: SSAValue | None = None,
+) -> scf.ForOp:
+    """`for j = 0 to upper step step`: lane l = lane l . buffer[j * scale + l] (scale 1 when
+    None), the lanes carried from `inits`."""
+    body = Block(arg_types=[IndexType()] + [v.type for v in inits])
+    first: SSAValue = body.args[0]
+    if scale is not None:
+        scaled = arith.MuliOp(first, scale)
+        body.add_op(scaled)
+        first = scaled.result
+    combined: list[SSAValue] = []
+    for lane in range(len(inits)):
+        position = arith.AddiOp(first, index(lane))
+        load = memref.LoadOp.get(buffer, [position.result])
+        reduced = type(combiner)(body.args[1 + lane], load.results[0])
+        body.add_ops([position, load, reduced])
+        combined.append(reduced.results[0])
+    body.add_op(scf.YieldOp(*combined))
+    return scf.ForOp(index(0), upper, step, list(inits), Region(body))
 
 
 @dataclass(frozen=True)
