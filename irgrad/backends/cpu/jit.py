@@ -276,11 +276,7 @@ def _install_allocation_guard() -> None:
         message_offset=MESSAGE_OFFSET,
         assert_failed=ASSERT_FAILED,
     )
-    module = llvm.parse_assembly(ir)
-    module.verify()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    engine = llvm.create_mcjit_compiler(module, target.create_target_machine(opt=0, reloc="pic"))
-    engine.finalize_object()
+    engine = runtime_engine(ir, opt=0)
     _guard_engine = engine
     guarded_call_address = engine.get_function_address("_irgrad_guarded_call")
     # Code compiled or loaded from now on calls the checked allocator.
@@ -421,6 +417,18 @@ def _optimize(
     tuning.loop_unrolling = loop_unrolling and speed_level >= 2
     builder = llvm.create_pass_builder(tm, tuning)
     builder.getModulePassManager().run(ref, builder)
+
+
+def runtime_engine(ir: str, opt: int) -> llvm.ExecutionEngine:
+    """A small runtime written in LLVM IR (the allocation guard, the thread pool), verified,
+    compiled for the process's triple at `opt` and loaded; the caller keeps the engine alive
+    (its code lives as long as the engine)."""
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    engine = llvm.create_mcjit_compiler(module, target.create_target_machine(opt=opt, reloc="pic"))
+    engine.finalize_object()
+    return engine
 
 
 def _install_runtime_for(names: Sequence[str]) -> None:

@@ -228,11 +228,9 @@ def _install() -> None:
         wait=FUTEX_WAIT_PRIVATE,
         wake=FUTEX_WAKE_PRIVATE,
     )
-    module = llvm.parse_assembly(ir)
-    module.verify()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    engine = llvm.create_mcjit_compiler(module, target.create_target_machine(opt=2, reloc="pic"))
-    engine.finalize_object()
+    from irgrad.backends.cpu.jit import runtime_engine
+
+    engine = runtime_engine(ir, opt=2)
     set_threads = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address("irgrad_pool_set_threads"))
     started = ctypes.CFUNCTYPE(ctypes.c_int64)(engine.get_function_address("irgrad_pool_started"))
     worker_main = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address("irgrad_worker_main"))
