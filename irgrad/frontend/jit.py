@@ -108,18 +108,10 @@ class Jitted:
         return program
 
     def _name_arguments(self, program: Program, dynamic: list[Any]) -> None:
-        """SSA names from `fn`'s own parameter names (the traced wrapper takes `*dyn`)."""
-        try:
-            params = [
-                p.name
-                for p in inspect.signature(self.fn).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            ]
-        except (TypeError, ValueError):
-            return
-        names = [n for i, n in enumerate(params) if i not in self.static_argnums]
+        """SSA names from `fn`'s own parameter names (the traced wrapper takes `*dyn`); leaves
+        of parameters without a name (`#k`) keep the tracer's."""
         leaf_names: list[str] = []
-        for name, arg in zip(names, dynamic):
+        for name, arg in zip(self._param_names(len(dynamic)), dynamic):
             leaf_names.extend(tree_leaf_names(arg, name))
         for arg, name in zip(program.traced.func_op.body.blocks[0].args, leaf_names):
             if name.replace("_", "a").isalnum():

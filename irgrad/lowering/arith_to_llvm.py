@@ -89,16 +89,6 @@ MIN_MAX: dict[type[Operation], str] = {  # icmp predicate choosing the first ope
     arith.MinUIOp: "ult",
 }
 
-DIVISIONS = (
-    arith.DivSIOp,
-    arith.DivUIOp,
-    arith.RemSIOp,
-    arith.RemUIOp,
-    arith.FloorDivSIOp,
-    arith.CeilDivSIOp,
-    arith.CeilDivUIOp,
-)
-
 CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 CMPF_PREDICATES = (
     "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
@@ -142,60 +132,64 @@ class MinMaxIntegerLowering(RewritePattern):
         b.replace(op, b.select(b.icmp(predicate, lhs, rhs), lhs, rhs))
 
 
+DIVISION_KINDS: dict[type[Operation], str] = {
+    arith.DivSIOp: "divs",
+    arith.DivUIOp: "divu",
+    arith.RemSIOp: "rems",
+    arith.RemUIOp: "remu",
+    arith.FloorDivSIOp: "floordivs",
+    arith.CeilDivSIOp: "ceildivs",
+    arith.CeilDivUIOp: "ceildivu",
+}
+
+
+def integer_division(b: LLVMBuilder, kind: str, a: SSAValue, d: SSAValue) -> SSAValue:
+    """`a / d` of one of DIVISION_KINDS' kinds on integers of width > 1, with the divisor made
+    safe (a zero divisor, and INT_MIN / -1 for the signed kinds, divide by 1: no trap; see the
+    module doc). Floor and ceiling come from the truncating quotient and remainder, exact for
+    every defined input. Shared with convert-index-to-llvm."""
+    t = a.type
+    width = int_width(t)
+    zero, one = b.const_int(0, t), b.const_int(1, t)
+    unsafe = b.icmp("eq", d, zero)
+    if kind in ("divs", "rems", "floordivs", "ceildivs"):
+        overflow = b.and_(
+            b.icmp("eq", a, b.const_int(-(1 << (width - 1)), t)),
+            b.icmp("eq", d, b.const_int(-1, t)),
+        )
+        unsafe = b.or_(unsafe, overflow)
+    safe = b.select(unsafe, one, d)
+    if kind in ("divs", "divu", "rems", "remu"):
+        target = {"divs": llvm.SDivOp, "divu": llvm.UDivOp, "rems": llvm.SRemOp, "remu": llvm.URemOp}[kind]
+        return b.binary(target, a, safe)
+    if kind == "ceildivu":
+        q = b.binary(llvm.UDivOp, a, safe)
+        r = b.binary(llvm.URemOp, a, safe)
+        return b.select(b.icmp("ne", r, zero), b.add(q, one), q)
+    # floordivs / ceildivs: q - 1 / q + 1 where inexact and r, d of other / one sign.
+    q = b.binary(llvm.SDivOp, a, safe)
+    r = b.binary(llvm.SRemOp, a, safe)
+    floor = kind == "floordivs"
+    signs = b.icmp("ne" if floor else "eq", b.icmp("slt", r, zero), b.icmp("slt", safe, zero))
+    adjust = b.and_(b.icmp("ne", r, zero), signs)
+    return b.select(adjust, b.sub(q, one) if floor else b.add(q, one), q)
+
+
 class DivisionLowering(RewritePattern):
     """Integer division and remainder, with the divisor made safe (see the module doc)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter):
-        if not isinstance(op, DIVISIONS):
+        kind = DIVISION_KINDS.get(type(op))
+        if kind is None:
             return
         check_scalar_operands(op, PASS)
         b = LLVMBuilder(rewriter, op)
         a, d = b.operands(op.operands)
-        t = a.type
-        width = int_width(t)
-        zero, one = b.const_int(0, t), b.const_int(1, t)
-        if width == 1:
+        if int_width(a.type) == 1:
             # i1: the only defined divisor is true, so the quotient is the dividend.
-            is_rem = isinstance(op, arith.RemSIOp | arith.RemUIOp)
-            b.replace(op, zero if is_rem else a)
+            b.replace(op, b.const_int(0, a.type) if kind in ("rems", "remu") else a)
             return
-        unsafe = b.icmp("eq", d, zero)
-        signed = isinstance(
-            op, arith.DivSIOp | arith.RemSIOp | arith.FloorDivSIOp | arith.CeilDivSIOp
-        )
-        if signed:
-            overflow = b.and_(
-                b.icmp("eq", a, b.const_int(-(1 << (width - 1)), t)),
-                b.icmp("eq", d, b.const_int(-1, t)),
-            )
-            unsafe = b.or_(unsafe, overflow)
-        safe = b.select(unsafe, one, d)
-        match op:
-            case arith.DivSIOp():
-                result = b.binary(llvm.SDivOp, a, safe)
-            case arith.DivUIOp():
-                result = b.binary(llvm.UDivOp, a, safe)
-            case arith.RemSIOp():
-                result = b.binary(llvm.SRemOp, a, safe)
-            case arith.RemUIOp():
-                result = b.binary(llvm.URemOp, a, safe)
-            case arith.FloorDivSIOp():
-                q = b.binary(llvm.SDivOp, a, safe)
-                r = b.binary(llvm.SRemOp, a, safe)
-                signs_differ = b.icmp("ne", b.icmp("slt", r, zero), b.icmp("slt", safe, zero))
-                adjust = b.and_(b.icmp("ne", r, zero), signs_differ)
-                result = b.select(adjust, b.sub(q, one), q)
-            case arith.CeilDivSIOp():
-                q = b.binary(llvm.SDivOp, a, safe)
-                r = b.binary(llvm.SRemOp, a, safe)
-                same_signs = b.icmp("eq", b.icmp("slt", r, zero), b.icmp("slt", safe, zero))
-                adjust = b.and_(b.icmp("ne", r, zero), same_signs)
-                result = b.select(adjust, b.add(q, one), q)
-            case _:  # CeilDivUIOp
-                q = b.binary(llvm.UDivOp, a, safe)
-                r = b.binary(llvm.URemOp, a, safe)
-                result = b.select(b.icmp("ne", r, zero), b.add(q, one), q)
-        b.replace(op, result)
+        b.replace(op, integer_division(b, kind, a, d))
 
 
 class FloatBinaryLowering(RewritePattern):

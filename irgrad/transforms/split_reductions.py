@@ -62,6 +62,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from irgrad.diagnostics import PassError
+from irgrad.lowering.gpu_common import enclosing
 
 _IDENTITY = {
     arith.AddfOp: -0.0,
@@ -221,7 +222,7 @@ def _blocked(
     assert lb is not None
     blocks = (end - lb) // block
     size = index(block)
-    if blocks >= 2 and not _inside_parallel(loop):
+    if blocks >= 2 and enclosing(loop, scf.ParallelOp) is None:
         zero, one, lane_step = index(0), index(1), index(lanes)
         buffer = insert(memref.AllocOp.get(float_type, shape=[blocks * lanes], alignment=64)).results[0]
         body = Block(arg_types=[IndexType()])
@@ -250,15 +251,6 @@ def _blocked(
     outer.add_op(scf.YieldOp(*[op.results[0] for op in running]))
     blocked = insert(scf.ForOp(loop.lb, index(end), size, lanes_in, Region(outer)))
     return list(blocked.results)
-
-
-def _inside_parallel(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, scf.ParallelOp):
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 def _block_lanes(

@@ -59,22 +59,22 @@ func.func @min_max(%a: index, %b: index) -> (index, index, index, index) {
 
 // -----
 
-// Division never traps (as in convert-arith-to-llvm): a zero divisor becomes 1, and a
-// signed INT_MIN / -1 divides by 1 (the wrapped quotient, remainder 0).
+// Divisions are convert-arith-to-llvm's lowering (integer_division): division never traps, a
+// zero divisor, and a signed INT_MIN / -1, divide by 1 (the wrapped quotient, remainder 0).
 
 // CHECK-LABEL: func.func @divisions
 // CHECK:      %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
 // CHECK:      %[[ONE:.*]] = llvm.mlir.constant(1) : i64
-// CHECK:      %[[NEG1:.*]] = llvm.mlir.constant(-1) : i64
 // CHECK:      %[[MIN:.*]] = llvm.mlir.constant(-9223372036854775808) : i64
+// CHECK:      %[[NEG1:.*]] = llvm.mlir.constant(-1) : i64
 // CHECK:      %[[B:.*]] = builtin.unrealized_conversion_cast %b : index to i64
 // CHECK:      %[[A:.*]] = builtin.unrealized_conversion_cast %a : index to i64
 // CHECK:      %[[BZ:.*]] = llvm.icmp "eq" %[[B]], %[[ZERO]] : i64
-// CHECK:      %[[NZ:.*]] = llvm.select %[[BZ]], %[[ONE]], %[[B]] : i1, i64
-// CHECK:      %[[ISNEG1:.*]] = llvm.icmp "eq" %[[NZ]], %[[NEG1]] : i64
 // CHECK:      %[[ISMIN:.*]] = llvm.icmp "eq" %[[A]], %[[MIN]] : i64
+// CHECK:      %[[ISNEG1:.*]] = llvm.icmp "eq" %[[B]], %[[NEG1]] : i64
 // CHECK:      %[[OVF:.*]] = llvm.and %[[ISMIN]], %[[ISNEG1]] : i1
-// CHECK:      %[[SAFE:.*]] = llvm.select %[[OVF]], %[[ONE]], %[[NZ]] : i1, i64
+// CHECK:      %[[UNSAFE:.*]] = llvm.or %[[BZ]], %[[OVF]] : i1
+// CHECK:      %[[SAFE:.*]] = llvm.select %[[UNSAFE]], %[[ONE]], %[[B]] : i1, i64
 // CHECK:      llvm.sdiv %[[A]], %[[SAFE]] : i64
 // CHECK:      %[[NZU:.*]] = llvm.select %{{.*}}, %[[ONE]], %[[B]] : i1, i64
 // CHECK:      llvm.udiv %[[A]], %[[NZU]] : i64
@@ -96,16 +96,16 @@ func.func @divisions(%a: index, %b: index) -> (index, index, index, index) {
 // CHECK-LABEL: func.func @ceildivs
 // CHECK:      %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
 // CHECK:      %[[ONE:.*]] = llvm.mlir.constant(1) : i64
-// CHECK:      %[[M:.*]] = llvm.select %{{.*}}, %[[ONE]], %{{.*}} : i1, i64
-// CHECK:      %[[Q:.*]] = llvm.sdiv %[[N:.*]], %{{.*}} : i64
-// CHECK:      %[[R:.*]] = llvm.srem %[[N]], %{{.*}} : i64
+// CHECK:      %[[SAFE:.*]] = llvm.select %{{.*}}, %[[ONE]], %{{.*}} : i1, i64
+// CHECK:      %[[Q:.*]] = llvm.sdiv %[[N:.*]], %[[SAFE]] : i64
+// CHECK:      %[[R:.*]] = llvm.srem %[[N]], %[[SAFE]] : i64
+// CHECK:      %[[RNEG:.*]] = llvm.icmp "slt" %[[R]], %[[ZERO]] : i64
+// CHECK:      %[[MNEG:.*]] = llvm.icmp "slt" %[[SAFE]], %[[ZERO]] : i64
+// CHECK:      %[[SAME:.*]] = llvm.icmp "eq" %[[RNEG]], %[[MNEG]] : i1
 // CHECK:      %[[INEXACT:.*]] = llvm.icmp "ne" %[[R]], %[[ZERO]] : i64
-// CHECK:      %[[RPOS:.*]] = llvm.icmp "sgt" %[[R]], %[[ZERO]] : i64
-// CHECK:      %[[MPOS:.*]] = llvm.icmp "sgt" %[[M]], %[[ZERO]] : i64
-// CHECK:      %[[SAME:.*]] = llvm.icmp "eq" %[[RPOS]], %[[MPOS]] : i1
 // CHECK:      %[[UP:.*]] = llvm.and %[[INEXACT]], %[[SAME]] : i1
-// CHECK:      %[[ADJ:.*]] = llvm.select %[[UP]], %[[ONE]], %[[ZERO]] : i1, i64
-// CHECK:      llvm.add %[[Q]], %[[ADJ]] : i64
+// CHECK:      %[[Q1:.*]] = llvm.add %[[Q]], %[[ONE]] : i64
+// CHECK:      llvm.select %[[UP]], %[[Q1]], %[[Q]] : i1, i64
 func.func @ceildivs(%n: index, %m: index) -> index {
   %0 = index.ceildivs %n, %m
   func.return %0 : index
@@ -113,26 +113,21 @@ func.func @ceildivs(%n: index, %m: index) -> index {
 
 // -----
 
-// floordivs is MLIR's expansion: x = m < 0 ? 1 : -1, then
-// (n < 0) != (m < 0) && n != 0 ? -1 - (x - n) / m : n / m.
+// floordivs, the same way: q - 1 where r != 0 and r, m have other signs.
 
 // CHECK-LABEL: func.func @floordivs
 // CHECK:      %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
 // CHECK:      %[[ONE:.*]] = llvm.mlir.constant(1) : i64
-// CHECK:      %[[NEG1:.*]] = llvm.mlir.constant(-1) : i64
-// CHECK:      %[[N:.*]] = builtin.unrealized_conversion_cast %n : index to i64
-// CHECK:      %[[M:.*]] = llvm.select %{{.*}}, %[[ONE]], %{{.*}} : i1, i64
-// CHECK:      %[[MNEG:.*]] = llvm.icmp "slt" %[[M]], %[[ZERO]] : i64
-// CHECK:      %[[X:.*]] = llvm.select %[[MNEG]], %[[ONE]], %[[NEG1]] : i1, i64
-// CHECK:      %[[XN:.*]] = llvm.sub %[[X]], %[[N]] : i64
-// CHECK:      %[[Q1:.*]] = llvm.sdiv %[[XN]], %{{.*}} : i64
-// CHECK:      %[[NEG:.*]] = llvm.sub %[[NEG1]], %[[Q1]] : i64
-// CHECK:      %[[POS:.*]] = llvm.sdiv %[[N]], %{{.*}} : i64
-// CHECK:      %[[NNEG:.*]] = llvm.icmp "slt" %[[N]], %[[ZERO]] : i64
-// CHECK:      %[[DIFF:.*]] = llvm.icmp "ne" %[[NNEG]], %[[MNEG]] : i1
-// CHECK:      %[[NNZ:.*]] = llvm.icmp "ne" %[[N]], %[[ZERO]] : i64
-// CHECK:      %[[PICK:.*]] = llvm.and %[[DIFF]], %[[NNZ]] : i1
-// CHECK:      llvm.select %[[PICK]], %[[NEG]], %[[POS]] : i1, i64
+// CHECK:      %[[SAFE:.*]] = llvm.select %{{.*}}, %[[ONE]], %{{.*}} : i1, i64
+// CHECK:      %[[Q:.*]] = llvm.sdiv %[[N:.*]], %[[SAFE]] : i64
+// CHECK:      %[[R:.*]] = llvm.srem %[[N]], %[[SAFE]] : i64
+// CHECK:      %[[RNEG:.*]] = llvm.icmp "slt" %[[R]], %[[ZERO]] : i64
+// CHECK:      %[[MNEG:.*]] = llvm.icmp "slt" %[[SAFE]], %[[ZERO]] : i64
+// CHECK:      %[[DIFF:.*]] = llvm.icmp "ne" %[[RNEG]], %[[MNEG]] : i1
+// CHECK:      %[[INEXACT:.*]] = llvm.icmp "ne" %[[R]], %[[ZERO]] : i64
+// CHECK:      %[[DOWN:.*]] = llvm.and %[[INEXACT]], %[[DIFF]] : i1
+// CHECK:      %[[Q1:.*]] = llvm.sub %[[Q]], %[[ONE]] : i64
+// CHECK:      llvm.select %[[DOWN]], %[[Q1]], %[[Q]] : i1, i64
 func.func @floordivs(%n: index, %m: index) -> index {
   %0 = index.floordivs %n, %m
   func.return %0 : index
@@ -140,7 +135,7 @@ func.func @floordivs(%n: index, %m: index) -> index {
 
 // -----
 
-// ceildivu is MLIR's expansion: n == 0 ? 0 : (n - 1) / m + 1.
+// ceildivu: q + 1 where the remainder is not 0.
 
 // CHECK-LABEL: func.func @ceildivu
 // CHECK:      %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
@@ -149,11 +144,11 @@ func.func @floordivs(%n: index, %m: index) -> index {
 // CHECK:      %[[N:.*]] = builtin.unrealized_conversion_cast %n : index to i64
 // CHECK:      %[[MZ:.*]] = llvm.icmp "eq" %[[M]], %[[ZERO]] : i64
 // CHECK:      %[[SAFE:.*]] = llvm.select %[[MZ]], %[[ONE]], %[[M]] : i1, i64
-// CHECK:      %[[N1:.*]] = llvm.sub %[[N]], %[[ONE]] : i64
-// CHECK:      %[[Q:.*]] = llvm.udiv %[[N1]], %[[SAFE]] : i64
+// CHECK:      %[[Q:.*]] = llvm.udiv %[[N]], %[[SAFE]] : i64
+// CHECK:      %[[R:.*]] = llvm.urem %[[N]], %[[SAFE]] : i64
+// CHECK:      %[[INEXACT:.*]] = llvm.icmp "ne" %[[R]], %[[ZERO]] : i64
 // CHECK:      %[[Q1:.*]] = llvm.add %[[Q]], %[[ONE]] : i64
-// CHECK:      %[[NZ:.*]] = llvm.icmp "eq" %[[N]], %[[ZERO]] : i64
-// CHECK:      llvm.select %[[NZ]], %[[ZERO]], %[[Q1]] : i1, i64
+// CHECK:      llvm.select %[[INEXACT]], %[[Q1]], %[[Q]] : i1, i64
 func.func @ceildivu(%n: index, %m: index) -> index {
   %0 = index.ceildivu %n, %m
   func.return %0 : index
