@@ -8,7 +8,7 @@
 #    compiler and headers but neither pycuda nor a package registry: pycuda is then built
 #    from its source distribution carried beside the working tree, with its pure-Python
 #    dependencies as wheels, from WHEELS_DIR (default: $IRGRAD_GPU_WHEELS, else ../gpu-wheels,
-#    else ./gpu-wheels). Fetch them beforehand, on a machine with a registry:
+#    else ./gpu-wheels, else ./.whl). Fetch them beforehand, on a machine with a registry:
 #        pip download --no-binary :all: --no-deps pycuda -d gpu-wheels
 #        pip download --only-binary :all: pytools platformdirs mako markupsafe \
 #            typing_extensions siphash24 setuptools wheel -d gpu-wheels
@@ -28,7 +28,7 @@ ROOT=$(pwd)
 PY="$ROOT/.venv/bin/python"
 WHEELS="${1:-${IRGRAD_GPU_WHEELS:-}}"
 if [ -z "$WHEELS" ]; then
-  for candidate in "$ROOT/../gpu-wheels" "$ROOT/gpu-wheels"; do
+  for candidate in "$ROOT/../gpu-wheels" "$ROOT/gpu-wheels" "$ROOT/.whl"; do
     if [ -d "$candidate" ]; then WHEELS="$candidate"; break; fi
   done
 fi
@@ -55,25 +55,33 @@ else
 fi
 
 step "Python environment"
+# Without a registry (the GPU machines): a venv that also sees the machine's own python3
+# packages (numpy, pytest, llvmlite, torch; that python3 may itself be a venv, which
+# --system-site-packages would skip, hence the .pth file), and the rest from $WHEELS.
 if [ ! -x "$PY" ]; then
-  python3 -m venv .venv || exit 2
+  # The machine's python3 may lack ensurepip; its own pip then serves (through the .pth).
+  python3 -m venv .venv 2>/dev/null || { rm -rf .venv; python3 -m venv --without-pip .venv; } || exit 2
+  python3 -c "import site; print('\n'.join(site.getsitepackages()))" \
+    > "$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/_machine_python.pth" || exit 2
   if [ -n "$WHEELS" ]; then
-    "$PY" -m pip install -q --no-index --find-links "$WHEELS" -e '.[test]' || exit 2
+    "$PY" -m pip install -q --no-index --find-links "$WHEELS" --no-build-isolation -e '.[test]' || exit 2
   else
     "$PY" -m pip install -q -e '.[test]' || exit 2
   fi
 fi
 if ! "$PY" -c "import pycuda.driver" 2>/dev/null; then
   if [ -n "$WHEELS" ]; then
-    echo "building pycuda from $WHEELS"
+    # A pycuda wheel built beforehand for this Python is taken first, else its source.
+    echo "installing pycuda from $WHEELS"
     "$PY" -m pip install -q --no-index --find-links "$WHEELS" setuptools wheel 2>/dev/null || true
-    CUDA_ROOT="${CUDA_ROOT:-/usr/local/cuda}" "$PY" -m pip install --no-index --find-links "$WHEELS" \
-      --no-build-isolation pycuda || echo "pycuda did not build from $WHEELS"
+    CUDA_ROOT="${CUDA_ROOT:-/usr/local/cuda}" "$PY" -m pip install -q --no-index --find-links "$WHEELS" \
+      --no-build-isolation pycuda || echo "pycuda did not install from $WHEELS"
   else
     echo "pycuda is missing and no wheels folder was given; trying the package registry"
     "$PY" -m pip install -q 'pycuda>=2024.1' || echo "pycuda could not be installed"
   fi
 fi
+"$PY" -c "import numpy, llvmlite, xdsl; print(f'numpy {numpy.__version__}, llvmlite {llvmlite.__version__}, xdsl {xdsl.__version__}')"
 "$PY" - <<'EOF'
 from irgrad.backends.gpu import cuda_unavailable_reason, find_libdevice
 reason = cuda_unavailable_reason()
@@ -85,7 +93,9 @@ EOF
 
 status=0
 step "Tests that need ptxas or a GPU"
-"$PY" -m pytest -q tests/unit/test_gpu_ptx.py || status=1
+PARALLEL=""
+if "$PY" -c "import xdist" 2>/dev/null; then PARALLEL="-n 8"; fi
+"$PY" -m pytest -q $PARALLEL tests/unit/test_gpu_ptx.py || status=1
 PATH="$ROOT/.venv/bin:$PATH" "$ROOT/.venv/bin/lit" -s tests/filecheck/gpu || status=1
 
 step "Every op, the programs and W1/W2/W4 on the GPU against the interpreter"

@@ -370,6 +370,8 @@ def cuda_unavailable_reason() -> str | None:
     try:
         import pycuda.driver as cuda  # noqa: F401
     except ImportError as err:
+        if "libcuda" in str(err):  # pycuda is there, the driver's library is not
+            return f"no CUDA driver: pycuda cannot load it ({err})"
         return (
             f"pycuda is not installed ({err}); install the 'gpu' extra "
             "(pip install 'irgrad[gpu]') on a machine with an NVIDIA driver"

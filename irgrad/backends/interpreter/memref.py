@@ -35,9 +35,12 @@ from irgrad.backends.interpreter.values import numpy_impl
 
 def reshaped_view(x: np.ndarray, shape: list[int]) -> np.ndarray:
     """A view of `x` with a new shape; never a copy, since a memref reshape must alias."""
-    view = x.view()
-    view.shape = shape  # raises where numpy would have to copy
-    return view
+    try:
+        return np.reshape(x, shape, copy=False)  # numpy >= 2.1: raises where it would copy
+    except TypeError:  # older numpy has no `copy` here; setting .shape raises likewise
+        view = x.view()
+        view.shape = shape
+        return view
 
 
 def poison(x: np.ndarray) -> None:

@@ -19,13 +19,13 @@
 // CHECK:      .visible .entry w4_kernel0(
 // CHECK-NEXT:   .param .u64 .ptr .global .align 1 w4_kernel0_param_0,
 // CHECK:        mov.u32 %r{{[0-9]+}}, %ctaid.x;
-// CHECK:        ld.global.b32
-// CHECK:        st.global.b32
+// CHECK:        ld.global.{{[bf]}}32
+// CHECK:        st.global.{{[bf]}}32
 // CHECK:      .visible .entry softmax_sum_kernel
 // CHECK:        .shared .align 4 .b8 __irgrad_shared_{{[0-9]+}}[1024];
 // CHECK:        ex2.approx
 // CHECK:        bar.sync 0;
-// CHECK:        ld.shared.b32
+// CHECK:        ld.shared.{{[bf]}}32
 // SM90:       .target sm_90
 // SM86:       .target sm_86
 
