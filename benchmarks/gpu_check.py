@@ -154,6 +154,38 @@ def check_programs(table: Table, arch: str) -> None:
     table.add("examples/mlp.mlir", 1, int(problem is None), time.perf_counter() - start, problem or "")
 
 
+def explain_disagreement(
+    step: Any, compiled: Any, params: Any, x: Any, labels: Any, got: Any, expected: Any, arch: str
+) -> None:
+    """Print, per output, the GPU's and the float32 eager run's distance to a float64 run
+    (normwise), run the GPU program twice more (does it change from run to run?) and once with
+    its GEMMs on the host instead of cuBLAS: which part disagrees."""
+    import os
+
+    import irgrad as ig
+    from irgrad.backends.gpu import compile_program
+
+    p64 = ig.tree_map(lambda v: np.asarray(v, np.float64), params)
+    exact = ig.tree_leaves(step(p64, np.asarray(x, np.float64), labels))
+    leaves = ig.tree_leaves([params, x, labels])
+    again = [compiled(*leaves) for _ in range(2)]
+    os.environ["IRGRAD_CUBLAS"] = "none"
+    try:
+        host_gemm = compile_program(ig.trace(step, params, x, labels), arch=arch)(*leaves)
+    finally:
+        del os.environ["IRGRAD_CUBLAS"]
+
+    def dist(a: Any, b: Any) -> float:
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
+
+    for k, (g, e, r) in enumerate(zip(got, expected, exact)):
+        print(
+            f"    output {k} {np.shape(g)}: gpu-f64 {dist(g, r):.2e}, eager-f64 {dist(e, r):.2e}, "
+            f"reruns {max(dist(a[k], g) for a in again):.2e}, host GEMMs-f64 {dist(host_gemm[k], r):.2e}"
+        )
+
+
 def check_workloads(table: Table, arch: str) -> None:
     import irgrad as ig
     import mlp
@@ -170,6 +202,8 @@ def check_workloads(table: Table, arch: str) -> None:
             problems = [agree(g, e, normwise=True) for g, e in zip(got, expected)]
             problem = next((p for p in problems if p), None)
             note = problem or f"{len(compiled.ptx.kernels)} kernels"
+            if problem:
+                explain_disagreement(step, compiled, params, x, labels, got, expected, arch)
         except Exception as err:
             problem = note = f"{type(err).__name__}: {err}"
             traceback.print_exc()

@@ -48,6 +48,7 @@ from irgrad.lowering.gpu_common import (
     work_type_for,
 )
 from irgrad.lowering.gpu_placement import kernel_op, place
+from irgrad.lowering.gpu_scatter_loops import interchange_scatter_loops
 from irgrad.lowering.gpu_reductions import (
     constant_int,
     lower_parallel_reduction,
@@ -223,6 +224,7 @@ def copy_to_loops(op: memref.CopyOp) -> None:
 def convert_function(function: func.FuncOp, block_size: int) -> None:
     if not function.body.blocks:
         return
+    interchange_scatter_loops(function)
     raise_reduction_nests(function, host_level)
     for op in list(function.walk()):
         if isinstance(op, memref.CopyOp) and host_level(op):

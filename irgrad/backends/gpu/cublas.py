@@ -11,7 +11,7 @@ Row-major to column-major: a row-major matrix is the column-major view of its tr
 `C = op(A) @ op(B)` (row-major) is `C^T = op(B)^T @ op(A)^T` (column-major): one call with the
 operands swapped, the same transpose flags, sizes (n, m, k) and the same leading dimensions.
 
-The library is found by `find_cublas()`: `$IRGRAD_CUBLAS`, the dynamic loader's search path,
+The library is found by `find_cublas()`: `$IRGRAD_CUBLAS` (`none`: no cuBLAS), the dynamic loader's search path,
 CUDA's usual install directories, or the `nvidia-cublas` wheel (PyTorch's CUDA builds bring
 it). Without it the device runtime computes the product on the host (`CudaDevice.gemm`), and
 says so once: correct, but the buffers travel.
@@ -32,6 +32,8 @@ CUBLAS_OP_T = 1
 def find_cublas() -> str | None:
     """A loadable libcublas path, or None."""
     setting = os.environ.get("IRGRAD_CUBLAS", "").strip()
+    if setting.lower() == "none":  # GEMMs on the host, on request
+        return None
     candidates: list[str] = [setting] if setting else []
     name = ctypes.util.find_library("cublas")
     if name:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -123,6 +124,7 @@ class EmulatedDevice:
         self.pool = BufferPool(self._raw_alloc, lambda pointer: None)
         self.global_addresses: dict[str, int] = {}
         self.launches = 0
+        self.profile: dict[str, tuple[int, float]] | None = None
 
     # -- memory -------------------------------------------------------------------------
 
@@ -193,7 +195,27 @@ class EmulatedDevice:
 
     # -- launches -----------------------------------------------------------------------
 
+    def start_profile(self) -> None:
+        """Count launches per kernel, with the emulation's wall time (as CudaDevice does with
+        CUDA events), until `stop_profile`."""
+        self.profile = {}
+
+    def stop_profile(self) -> dict[str, tuple[int, float]]:
+        profile, self.profile = self.profile or {}, None
+        return profile
+
     def launch(
+        self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], args: Sequence[Any]
+    ) -> None:
+        if self.profile is None:
+            self._launch(kernel, grid, block, args)
+            return
+        start = time.perf_counter()
+        self._launch(kernel, grid, block, args)
+        calls, ms = self.profile.get(kernel, (0, 0.0))
+        self.profile[kernel] = (calls + 1, ms + 1e3 * (time.perf_counter() - start))
+
+    def _launch(
         self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], args: Sequence[Any]
     ) -> None:
         function = self.kernels.get(kernel)

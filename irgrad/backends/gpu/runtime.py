@@ -411,6 +411,31 @@ class CudaDevice:
         self.pool = BufferPool(self._raw_alloc, self._raw_free)
         self.cublas: Any = None
         self.cublas_missing: str | None = None
+        self._events: list[tuple[str, Any, Any]] | None = None
+
+    def start_profile(self) -> None:
+        """Time each kernel launch and GEMM from now on with CUDA events (`stop_profile`)."""
+        self._events = []
+
+    def stop_profile(self) -> dict[str, tuple[int, float]]:
+        """Since `start_profile`: {kernel or "cublas.gemm": (calls, device milliseconds)}."""
+        events, self._events = self._events or [], None
+        self.context.synchronize()
+        totals: dict[str, tuple[int, float]] = {}
+        for name, start, end in events:
+            calls, ms = totals.get(name, (0, 0.0))
+            totals[name] = (calls + 1, ms + end.time_since(start))
+        return totals
+
+    def _timed(self, name: str, run: Any) -> None:
+        if self._events is None:
+            run()
+            return
+        start, end = self.cuda.Event(), self.cuda.Event()
+        start.record()
+        run()
+        end.record()
+        self._events.append((name, start, end))
 
     def __enter__(self) -> CudaDevice:
         self.context.push()
@@ -460,7 +485,10 @@ class CudaDevice:
     ) -> None:
         function, fmt = self._function(kernel)
         values = [param_value(v, f) for v, f in zip(args, fmt)]
-        function.prepared_call(grid, block, *values)
+        if self._events is None:
+            function.prepared_call(grid, block, *values)
+        else:
+            self._timed(kernel, lambda: function.prepared_call(grid, block, *values))
 
     def global_address(self, name: str) -> int:
         pointer, _ = self.module.get_global(name)
@@ -487,10 +515,10 @@ class CudaDevice:
         if self.cublas is not None:
             lds = [unit_strides_last(x.type)[0] for x in (a, b, c)]  # type: ignore[index]
             double = numpy_dtype(c.type.element_type) == np.float64
-            self.cublas.gemm(
+            self._timed("cublas.gemm", lambda: self.cublas.gemm(
                 double, bool(op.transpose_a), bool(op.transpose_b), m, n, k, op.alpha_value,
                 a.pointer, lds[0], b.pointer, lds[1], op.beta_value, c.pointer, lds[2],
-            )  # fmt: skip
+            ))  # fmt: skip
             return
         arrays = [self._download(x) for x in (a, b, c)]
         gemm_in_place(op, *arrays)

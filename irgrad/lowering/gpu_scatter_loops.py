@@ -1,0 +1,184 @@
+"""Scatter-add loops on the GPU: the serial loop over index positions moves inside the
+parallel loop over the row it updates, so the whole scatter is one kernel.
+
+Stage "loops" runs `nn.scatter_add` (irgrad/lowering/nn_to_linalg/indirect.py) as a host
+`scf.for` over the index positions, carrying the result buffer in place; each iteration
+reads its index, adds one row of updates into a temporary and copies it back:
+
+    %r = scf.for %p = %lb to %ub step %s iter_args(%acc = %init) -> (memref<...>) {
+      %i = memref.load %indices[%p]  ...                   // index arithmetic, no store
+      %row = memref.subview %acc[.., %i, ..] ...
+      %tmp = memref.alloc() : memref<row shape>
+      scf.parallel (%r...) {                               // one point per row element
+        %a = memref.load %row[%r...]   %v = f(...)   memref.store g(%a, %v), %tmp[%r...]
+      }
+      %row2 = memref.subview %acc[.., %i, ..] ...           // the same view again
+      memref.copy %tmp, %row2    memref.dealloc %tmp
+      scf.yield %acc
+    }
+
+As it stands each iteration is a kernel launch (and an allocation) from the host: a batch
+of 512 labels is 1024 launches. Interchanged,
+
+    scf.parallel (%r...) {
+      scf.for %p = %lb to %ub step %s {
+        %i = ...   %a = memref.load %row[%r...]   memref.store g(%a, %v), %row[%r...]
+      }
+    }
+
+is one kernel: a thread per row element, each running the positions in their order. Point
+%r reads and writes only element %r of each row, so the threads touch disjoint elements and
+every element sees its additions in exactly the serial order: the result is bit for bit
+the serial loop's (no atomics, whose order would vary from run to run).
+
+The rewrite applies only where that argument holds, checked on the IR: the loop carries
+one buffer and yields it unchanged; nothing before the `scf.parallel` writes memory or
+reads the carried buffer; the `scf.parallel` has no reductions and bounds defined outside
+the loop; it stores only to the temporary, at its own induction variables; it reads the
+carried buffer only through a view with the same operands as the one copied into, at its
+own induction variables; the temporary is used by nothing else. Anything else is left as
+it was.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from xdsl.traits import is_side_effect_free
+
+from irgrad.lowering.gpu_common import root
+
+
+def _same_view(a: Operation, b: Operation) -> bool:
+    return (
+        isinstance(a, memref.SubviewOp)
+        and isinstance(b, memref.SubviewOp)
+        and a.source is b.source
+        and list(a.operands) == list(b.operands)
+        and a.properties == b.properties
+        and a.result.type == b.result.type
+    )
+
+
+def _defined_outside(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    holder = owner.parent_op() if isinstance(owner, Block) else owner
+    while holder is not None:
+        if holder is op:
+            return False
+        holder = holder.parent_op()
+    return True
+
+
+def _match(loop: scf.ForOp) -> tuple[list[Operation], scf.ParallelOp, Operation] | None:
+    """(prefix ops, the row loop, the view copied into) when `loop` is a scatter loop in the
+    shape the module doc describes, else None."""
+    body = loop.body.block
+    if len(loop.iter_args) != 1 or not isinstance(loop.iter_args[0].type, MemRefType):
+        return None
+    acc = body.args[1]
+    ops = list(body.ops)
+    if len(ops) < 6:
+        return None
+    *prefix, alloc, row_loop, view2, copy, dealloc, yield_ = ops
+    if not (
+        isinstance(alloc, memref.AllocOp)
+        and isinstance(row_loop, scf.ParallelOp)
+        and isinstance(copy, memref.CopyOp)
+        and isinstance(dealloc, memref.DeallocOp)
+        and isinstance(yield_, scf.YieldOp)
+        and list(yield_.operands) == [acc]
+        and not row_loop.initVals
+        and copy.source is alloc.memref
+        and copy.destination is view2.results[0]
+        and dealloc.memref is alloc.memref
+        and isinstance(view2, memref.SubviewOp)
+        and view2.source is acc
+    ):
+        return None
+    tmp = alloc.memref
+    if {use.operation for use in tmp.uses} - {copy, dealloc} - set(row_loop.walk()):
+        return None
+    if not all(_defined_outside(v, loop) for v in (*row_loop.lowerBound, *row_loop.upperBound, *row_loop.step)):
+        return None
+    for op in prefix:
+        if isinstance(op, memref.LoadOp):
+            if root(op.memref) is root(acc) or root(op.memref) is acc:
+                return None
+        elif isinstance(op, memref.SubviewOp):
+            continue
+        elif op.regions or not _is_pure(op):
+            return None
+    ivs = list(row_loop.body.block.args)
+    for op in row_loop.body.block.walk():
+        if isinstance(op, memref.StoreOp):
+            if op.memref is not tmp or list(op.indices) != ivs:
+                return None
+        elif isinstance(op, memref.LoadOp):
+            source = op.memref
+            if root(source) is acc or source is acc:
+                if not (
+                    isinstance(source.owner, memref.SubviewOp)
+                    and _same_view(source.owner, view2)
+                    and list(op.indices) == ivs
+                ):
+                    return None
+        elif op.name.startswith("memref.") and op is not row_loop:
+            return None
+    return prefix, row_loop, view2
+
+
+def _is_pure(op: Operation) -> bool:
+    return is_side_effect_free(op)
+
+
+def interchange_scatter_loop(loop: scf.ForOp) -> bool:
+    """Rewrite one scatter loop (module doc); False (and no change) where it does not apply."""
+    matched = _match(loop)
+    if matched is None:
+        return False
+    prefix, row_loop, view2 = matched
+    body = loop.body.block
+    acc = body.args[1]
+    init = loop.iter_args[0]
+
+    outer = Block(arg_types=[a.type for a in row_loop.body.block.args])
+    serial = Block(arg_types=[body.args[0].type])
+    mapper: dict[SSAValue, SSAValue] = {body.args[0]: serial.args[0], acc: init}
+    for op in prefix:
+        serial.add_op(op.clone(value_mapper=mapper))
+    view = view2.clone(value_mapper=mapper)
+    serial.add_op(view)
+    for arg, new in zip(row_loop.body.block.args, outer.args):
+        mapper[arg] = new
+    for op in row_loop.body.block.ops:
+        if isinstance(op, scf.ReduceOp):
+            continue
+        if isinstance(op, memref.StoreOp):
+            value = mapper.get(op.value, op.value)
+            serial.add_op(memref.StoreOp.get(value, view.results[0], [mapper[i] for i in op.indices]))
+            continue
+        serial.add_op(op.clone(value_mapper=mapper))
+    serial.add_op(scf.YieldOp())
+    outer.add_op(scf.ForOp(loop.lb, loop.ub, loop.step, [], Region(serial)))
+    outer.add_op(scf.ReduceOp())
+    parallel = scf.ParallelOp(
+        list(row_loop.lowerBound), list(row_loop.upperBound), list(row_loop.step), Region(outer)
+    )
+    parent = loop.parent_block()
+    assert parent is not None
+    parent.insert_op_before(parallel, loop)
+    loop.results[0].replace_all_uses_with(init)
+    parent.erase_op(loop)
+    return True
+
+
+def interchange_scatter_loops(function: func.FuncOp) -> int:
+    """Interchange every scatter loop of `function` (module doc); the number rewritten."""
+    loops = [op for op in function.walk() if isinstance(op, scf.ForOp)]
+    return sum(interchange_scatter_loop(loop) for loop in loops if loop.parent is not None)
+
+
+__all__ = ["interchange_scatter_loop", "interchange_scatter_loops"]
