@@ -154,6 +154,36 @@ def check_programs(table: Table, arch: str) -> None:
     table.add("examples/mlp.mlir", 1, int(problem is None), time.perf_counter() - start, problem or "")
 
 
+def cublas_self_test(m: int = 512, n: int = 2048, k: int = 1024) -> str:
+    """One float32 GEMM through irgrad's cuBLAS binding in each math mode, against float64."""
+    import os
+
+    import pycuda.autoprimaryctx  # noqa: F401
+    import pycuda.driver as cuda
+
+    from irgrad.backends.gpu.cublas import Cublas, find_cublas
+
+    path = find_cublas()
+    if path is None:
+        return "cuBLAS self-test: no cuBLAS"
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    da, db, dc = cuda.to_device(a), cuda.to_device(b), cuda.mem_alloc(m * n * 4)
+    report = []
+    for mode in ("default", "pedantic"):
+        os.environ["IRGRAD_CUBLAS_MATH"] = mode
+        blas = Cublas(path)
+        blas.gemm(False, False, False, m, n, k, 1.0, int(da), k, int(db), n, 0.0, int(dc), n)
+        cuda.Context.synchronize()
+        c = cuda.from_device(dc, (m, n), np.float32)
+        blas.close()
+        report.append(f"{mode} {np.abs(c - exact).max() / np.abs(exact).max():.1e}")
+    del os.environ["IRGRAD_CUBLAS_MATH"]
+    numpy = np.abs(a @ b - exact).max() / np.abs(exact).max()
+    return f"cuBLAS self-test {m}x{k}x{n} f32 vs f64: " + ", ".join(report) + f"; numpy {numpy:.1e}"
+
+
 def explain_disagreement(
     step: Any, compiled: Any, params: Any, x: Any, labels: Any, got: Any, expected: Any, arch: str
 ) -> None:
@@ -179,6 +209,7 @@ def explain_disagreement(
         a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
         return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
 
+    print("    " + cublas_self_test())
     for k, (g, e, r) in enumerate(zip(got, expected, exact)):
         print(
             f"    output {k} {np.shape(g)}: gpu-f64 {dist(g, r):.2e}, eager-f64 {dist(e, r):.2e}, "

@@ -58,6 +58,15 @@ def find_cublas() -> str | None:
     return None
 
 
+CUBLAS_DEFAULT_MATH = 0
+CUBLAS_PEDANTIC_MATH = 2
+
+
+def math_mode() -> int:
+    """cuBLAS math mode: pedantic (IEEE float32 throughout) unless IRGRAD_CUBLAS_MATH=default."""
+    return CUBLAS_DEFAULT_MATH if os.environ.get("IRGRAD_CUBLAS_MATH") == "default" else CUBLAS_PEDANTIC_MATH
+
+
 class CublasError(RuntimeError):
     """A cuBLAS call returned a status other than CUBLAS_STATUS_SUCCESS."""
 
@@ -70,6 +79,9 @@ class Cublas:
         self.lib = ctypes.CDLL(path)
         self.handle = ctypes.c_void_p()
         self._check(self.lib.cublasCreate_v2(ctypes.byref(self.handle)), "cublasCreate_v2")
+        # IEEE float32 arithmetic throughout, as on the CPU: no TF32 tensor cores or other
+        # reduced-precision shortcuts that the library's default mode may pick by size.
+        self._check(self.lib.cublasSetMathMode(self.handle, math_mode()), "cublasSetMathMode")
         pointer, integer = ctypes.c_void_p, ctypes.c_int
         for name, scalar in (("cublasSgemm_v2", ctypes.c_float), ("cublasDgemm_v2", ctypes.c_double)):
             function = getattr(self.lib, name)

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, ShapedType, S
 from xdsl.ir import Attribute, Block, Region
 
 from irgrad.backends.cpu.abi import ArgumentError, numpy_dtype
+from irgrad.backends.gpu.host_plan import plan_for
 from irgrad.backends.gpu.ptx import DEFAULT_ARCH, PtxModule, ptxas_check, to_ptx
 from irgrad.backends.gpu.runtime import (
     CudaDevice,
@@ -178,6 +179,11 @@ class ResidentCall:
             if isinstance(f, func.FuncOp) and f.sym_name.data == self.compiled.entry
         )
         interpreter = self.compiled.interpreter(self.device)
+        plans = self.compiled.__dict__.setdefault("_plans", {}).setdefault(id(interpreter), {})
+        plan = plan_for(interpreter, self.compiled.entry, plans)
+        if plan is not None:
+            self.returned = plan((*self.values, *self.outs))
+            return
         self.returned = tuple(interpreter.call_op(function, (*self.values, *self.outs)))
 
     def results(self) -> tuple[Any, ...]:
@@ -289,6 +295,9 @@ def compile_module(
     for op in [m for m in host.ops if isinstance(m, gpu.ModuleOp)]:
         op.detach()
         device_code.body.block.add_op(op)
+    # Host code is interpreted on every call: one op per SSA value costs time each run, and
+    # lowering leaves many repeated constants (each launch's sizes); merge them once here.
+    run_pipeline(host, "cse")
     check_host_code(host)
     return GpuCompiled(
         entry, arg_types, result_types, host, kernels, ptx, device_code, stats, checked
