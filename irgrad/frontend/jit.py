@@ -282,9 +282,25 @@ class _NotFast(Exception):
 
 
 def _gpu_compile(program: Program) -> Any:
-    from irgrad.backends.gpu import compile_program
+    """The program for the GPU, from the disk cache where it was compiled before (the same
+    cache and key rules as the CPU's: irgrad/backends/cache.py), else compiled and stored."""
+    from irgrad.backends import cache
+    from irgrad.backends.gpu import DEFAULT_ARCH, compile_program
+    from irgrad.backends.gpu.program import GpuCompiled
+    from irgrad.lowering.pipelines import GPU_PIPELINE
 
-    return compile_program(program)
+    if cache.cache_dir() is None:
+        return compile_program(program)
+    key = cache.cache_key(str(program), GPU_PIPELINE, f"nvptx64:{DEFAULT_ARCH}")
+    data = cache.load(key, ".gpu.json")
+    if data is not None:
+        try:
+            return GpuCompiled.from_bytes(data)
+        except Exception:  # a corrupt or foreign entry: recompile and overwrite it
+            pass
+    compiled = compile_program(program)
+    cache.store(key, compiled.to_bytes(), ".gpu.json")
+    return compiled
 
 
 def _disk_key(program: Program, fast_math: bool | str = False) -> str:

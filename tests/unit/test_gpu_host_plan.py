@@ -101,3 +101,34 @@ def test_scatter_add_is_one_kernel_equal_to_the_serial_loop_bit_for_bit(seed: in
     (got,) = compiled.run(x, indices, updates, device=device)
     (expected,) = run_function(parse_module(make_context(), SCATTER), "f", [x, indices, updates])
     np.testing.assert_array_equal(got, expected)
+
+
+def test_jit_gpu_programs_come_from_the_disk_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """ig.jit(backend="gpu") keeps compiled programs on disk as the CPU backend does: a new
+    process (here: a new jit object) loads host code, kernels and PTX instead of compiling;
+    a corrupt entry is compiled again and overwritten."""
+    from irgrad.backends import gpu as gpu_backend
+    from irgrad.frontend import jit as jit_module
+
+    monkeypatch.setenv("IRGRAD_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("IRGRAD_GPU_EMULATE", "1")
+    params, x, labels = _mlp_inputs(np.random.default_rng(1))
+    first = ig.jit(_mlp_step, backend="gpu")(params, x, labels)
+    entries = list(tmp_path.glob("*.gpu.json"))
+    assert len(entries) == 1
+
+    def no_compile(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("compiled although the disk cache holds the program")
+
+    monkeypatch.setattr(gpu_backend, "compile_program", no_compile)
+    second = ig.jit(_mlp_step, backend="gpu")(params, x, labels)
+    for a, b in zip(ig.tree_leaves(first), ig.tree_leaves(second)):
+        np.testing.assert_array_equal(a, b)
+
+    monkeypatch.undo()
+    monkeypatch.setenv("IRGRAD_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("IRGRAD_GPU_EMULATE", "1")
+    entries[0].write_bytes(b"{not json")
+    program = ig.trace(_mlp_step, params, x, labels)
+    compiled = jit_module._gpu_compile(program)
+    assert compiled.ptx.kernels and b"not json" not in entries[0].read_bytes()

@@ -77,7 +77,57 @@ class GpuCompiled:
         """The same kernels' PTX for another architecture."""
         if arch == self.arch:
             return self.ptx
+        if self.ptx.kernels and not self.device_code.body.block.ops:
+            raise IrgradError(
+                f"this program was loaded from the disk cache with PTX for {self.arch} only; "
+                f"compile it again for {arch}"
+            )
         return to_ptx(self.device_code, arch)
+
+    def to_bytes(self) -> bytes:
+        """What the disk cache keeps (`from_bytes` reads it back): the host code and the
+        stage-"kernels" module as MLIR text, the PTX, the signature. Not the llvm-dialect
+        device code: a loaded program has PTX for its own architecture only."""
+        import json
+
+        payload = {
+            "entry": self.entry,
+            "arg_types": [str(t) for t in self.arg_types],
+            "result_types": [str(t) for t in self.result_types],
+            "host": str(self.host),
+            "kernels": str(ModuleOp([self.kernels.clone()])),
+            "ptx": dataclasses.asdict(self.ptx),
+            "ptxas_checked": self.ptxas_checked,
+        }
+        return json.dumps(payload).encode()
+
+    @staticmethod
+    def from_bytes(data: bytes) -> GpuCompiled:
+        """A GpuCompiled from `to_bytes`; ValueError (or KeyError) for anything else."""
+        import json
+
+        from xdsl.parser import Parser
+
+        from irgrad.diagnostics import parse_module
+        from irgrad.driver.registry import make_context
+
+        payload = json.loads(data.decode())
+        ctx = make_context()
+        host = parse_module(ctx, payload["host"], "<cache>")
+        kernels = next(op for op in parse_module(ctx, payload["kernels"], "<cache>").ops)
+        if not isinstance(kernels, gpu.ModuleOp):
+            raise ValueError("not a gpu.module")
+        kernels.detach()
+        ptx = payload["ptx"]
+        ptx_module = PtxModule(
+            ptx["ptx"], ptx["arch"], tuple(ptx["kernels"]), tuple(ptx["globals"]), "", ptx["uses_libdevice"]
+        )
+        types = [[Parser(ctx, text).parse_attribute() for text in payload[key]] for key in ("arg_types", "result_types")]
+        check_host_code(host)
+        return GpuCompiled(
+            payload["entry"], types[0], types[1], host, kernels, ptx_module,
+            stats={"load": 0.0}, ptxas_checked=bool(payload["ptxas_checked"]),
+        )  # fmt: skip
 
     def device(self) -> Any:
         """The CUDA device with this program's module loaded (loaded on first use);
