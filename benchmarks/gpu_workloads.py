@@ -85,11 +85,11 @@ class Profile:
         return ", ".join(f"{name.split('_kernel')[-1] if '_kernel' in name else name} {ms:.3f}" for name, (_, ms) in ranked)
 
 
-def irgrad_timings(fn: Any, args: tuple[Any, ...]) -> tuple[wl.Timing, wl.Timing, int, Profile]:
+def irgrad_timings(fn: Any, args: tuple[Any, ...], **options: Any) -> tuple[wl.Timing, wl.Timing, int, Profile]:
     import irgrad as ig
     from irgrad.backends.gpu import compile_program
 
-    compiled = compile_program(ig.trace(fn, *args), arch=ARCH)
+    compiled = compile_program(ig.trace(fn, *args), arch=ARCH, **options)
     leaves = ig.tree_leaves(list(args))
     device = compiled.device()
     with device:
@@ -121,8 +121,13 @@ def bench_w4(torch: Any, bandwidth: float) -> list[list[str]]:
         tx = torch.from_numpy(x).cuda()
         peer = measure(lambda: torch.tanh(tx) * 0.5 + tx * tx, torch.cuda.synchronize)
     ratio = "n/a" if peer is None else f"{resident.median / peer.median:.2f}"
+    # The same with 4 points per thread (convert-parallel-loops-to-gpu{points-per-thread=4}):
+    # four loads in flight per thread instead of one.
+    _, _, _, four = irgrad_timings(lambda v: ig.tanh(v) * 0.5 + v * v, (x,), points_per_thread=4)
+    four_bw = nbytes / (four.device_ms * 1e-3)
     return [
         ["W4", "resident ms", ms(resident), ms(peer), ratio],
+        ["W4", "kernel GB/s, 4 points per thread", f"{four_bw / 1e9:.0f} = {100 * four_bw / bandwidth:.0f}% of copy ({four.device_ms:.4f} ms)", "", ""],
         ["W4", "kernel ms (CUDA events)", f"{profile.device_ms:.4f}", "", ""],
         ["W4", "kernel GB/s (8 B/element)", f"{kernel / 1e9:.0f} = {100 * kernel / bandwidth:.0f}% of copy", "", ""],
         ["W4", "resident GB/s (host code included)", f"{achieved / 1e9:.0f} = {100 * achieved / bandwidth:.0f}% of copy", "", ""],

@@ -90,7 +90,11 @@ def _trip_count(e: Emitter, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAVa
     return e.add(arith.MaxSIOp(count, e.index(0)))
 
 
-def parallel_to_launch(op: scf.ParallelOp, block_size: int) -> None:
+def _straight_line(body: Block) -> bool:
+    return all(not op.regions for op in body.ops)
+
+
+def parallel_to_launch(op: scf.ParallelOp, block_size: int, points_per_thread: int = 1) -> None:
     """Replace an `scf.parallel` without reductions by a launch (module doc)."""
     parent = op.parent_block()
     assert parent is not None
@@ -104,6 +108,10 @@ def parallel_to_launch(op: scf.ParallelOp, block_size: int) -> None:
         total = math.prod(counts)
         if total == 0:
             parent.erase_op(op)
+            return
+        k = points_per_thread
+        if k > 1 and total % (k * block_size) == 0 and _straight_line(body):
+            _coarsened_launch(op, host, counts, block_size, k)
             return
         threads = min(block_size, total)
         grid: int | SSAValue = -(-total // threads)
@@ -216,12 +224,49 @@ def copy_to_loops(op: memref.CopyOp) -> None:
     block.erase_op(op)
 
 
+def _coarsened_launch(op: scf.ParallelOp, host: Emitter, counts: list[int], block: int, k: int) -> None:
+    """`k` points per thread: thread g runs points g, g + T, ..., g + (k-1) T (T = N / k, so
+    each of its loads is coalesced across a warp), with the straight-line body emitted op by
+    op for the k points in turn: the k loads of an operand are issued back to back, k loads
+    in flight per thread instead of one. Reordering memory accesses between points is what
+    scf.parallel allows (its iterations are independent)."""
+    body = op.body.block
+    total = math.prod(counts)
+    stride = total // k
+    work = work_type_for(total + block)
+
+    def fill(e: Emitter, launch_body: Block) -> None:
+        gid = global_thread_index(e, launch_body, work)
+        mappers: list[dict[SSAValue, SSAValue]] = []
+        for j in range(k):
+            linear = gid if j == 0 else e.addi(gid, e.const(j * stride, work))
+            mapper: dict[SSAValue, SSAValue] = {}
+            for arg, index, lb, step in zip(body.args, delinearize(e, linear, counts, work), op.lowerBound, op.step):
+                value = index
+                if constant_int(step) != 1:
+                    value = e.muli(value, step)
+                if constant_int(lb) != 0:
+                    value = e.addi(value, lb)
+                mapper[arg] = value
+            mappers.append(mapper)
+        for inner_op in body.ops:
+            if isinstance(inner_op, scf.ReduceOp):
+                break
+            for mapper in mappers:
+                e.add(inner_op.clone(value_mapper=mapper))
+
+    build_launch(host, stride // block, block, fill)
+    parent = op.parent_block()
+    assert parent is not None
+    parent.erase_op(op)
+
+
 # ---------------------------------------------------------------------------------------------
 # The pass
 # ---------------------------------------------------------------------------------------------
 
 
-def convert_function(function: func.FuncOp, block_size: int) -> None:
+def convert_function(function: func.FuncOp, block_size: int, points_per_thread: int = 1) -> None:
     if not function.body.blocks:
         return
     interchange_scatter_loops(function)
@@ -235,7 +280,7 @@ def convert_function(function: func.FuncOp, block_size: int) -> None:
         if not isinstance(op, scf.ParallelOp) or op.parent is None or not host_level(op):
             continue
         if not op.initVals:
-            parallel_to_launch(op, block_size)
+            parallel_to_launch(op, block_size, points_per_thread)
         elif not lower_parallel_reduction(op, block_size):
             # Dynamic bounds: a serial loop, run by placement in a one-thread kernel.
             serialize_parallel_loops([op])
@@ -255,13 +300,19 @@ class ConvertParallelLoopsToGpuPass(ModulePass):
 
     block_size: int = 256
 
+    points_per_thread: int = 1
+    """Points of a large straight-line loop each thread runs, their loads issued together
+    (applies where the points divide evenly into blocks; 1: one point per thread)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.block_size <= MAX_BLOCK_SIZE:
             raise PassError(
                 f"{PASS}: block-size must be between 1 and {MAX_BLOCK_SIZE}, got {self.block_size}"
             )
+        if not 1 <= self.points_per_thread <= 16:
+            raise PassError(f"{PASS}: points-per-thread must be between 1 and 16, got {self.points_per_thread}")
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
-            convert_function(function, self.block_size)
+            convert_function(function, self.block_size, self.points_per_thread)
 
 
 __all__ = ["ConvertParallelLoopsToGpuPass", "convert_function", "parallel_to_launch"]

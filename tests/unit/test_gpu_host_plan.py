@@ -1,5 +1,7 @@
-"""Host code as a straight-line plan (irgrad/backends/gpu/host_plan.py), and scatter-add
-loops as one kernel (irgrad/lowering/gpu_scatter_loops.py), on the emulated GPU."""
+"""Host code as a straight-line plan (irgrad/backends/gpu/host_plan.py), scatter-add loops
+as one kernel (irgrad/lowering/gpu_scatter_loops.py), several points per thread
+(convert-parallel-loops-to-gpu{points-per-thread}), and the GPU disk cache, on the emulated
+GPU."""
 
 from __future__ import annotations
 
@@ -132,3 +134,21 @@ def test_jit_gpu_programs_come_from_the_disk_cache(monkeypatch: pytest.MonkeyPat
     program = ig.trace(_mlp_step, params, x, labels)
     compiled = jit_module._gpu_compile(program)
     assert compiled.ptx.kernels and b"not json" not in entries[0].read_bytes()
+
+
+@pytest.mark.parametrize("points", [2, 4])
+def test_several_points_per_thread_agree_with_numpy(points: int) -> None:
+    rng = np.random.default_rng(points)
+    x = rng.standard_normal((16, 32)).astype(np.float32)  # 512 points: 2 or 4 per thread
+    b = rng.standard_normal(32).astype(np.float32)
+
+    def fn(x, b):  # type: ignore[no-untyped-def]
+        return ig.tanh(x) * 0.5 + x * b, ig.exp(x)
+
+    compiled = compile_program(ig.trace(fn, x, b), block_size=64, points_per_thread=points)
+    kernels = [op for op in compiled.host.walk() if op.name == "gpu.launch_func"]
+    grids = {int(op.operands[0].owner.value.value.data) for op in kernels}  # type: ignore[union-attr]
+    assert grids == {512 // (64 * points)}
+    got = compiled.run(x, b, device=EmulatedDevice(compiled.kernels))
+    np.testing.assert_allclose(got[0], np.tanh(x) * 0.5 + x * b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1], np.exp(x), rtol=1e-5)

@@ -291,16 +291,15 @@ def _scalar(value: Any, t: Attribute) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
-def gpu_steps(block_size: int = 256) -> list[tuple[str, str]]:
-    """The `irgrad-gpu` steps, with the launch block size `block_size`."""
+def gpu_steps(block_size: int = 256, points_per_thread: int = 1) -> list[tuple[str, str]]:
+    """The `irgrad-gpu` steps, with the launch block size `block_size` and the points per
+    thread of large elementwise loops (convert-parallel-loops-to-gpu's options)."""
     from irgrad.lowering.pipelines import GPU_STEPS
 
-    if block_size == 256:
+    if block_size == 256 and points_per_thread == 1:
         return list(GPU_STEPS)
-    return [
-        (stage, f"convert-parallel-loops-to-gpu{{block-size={block_size}}}" if stage == "gpu" else spec)
-        for stage, spec in GPU_STEPS
-    ]
+    mapping = f"convert-parallel-loops-to-gpu{{block-size={block_size} points-per-thread={points_per_thread}}}"
+    return [(stage, mapping if stage == "gpu" else spec) for stage, spec in GPU_STEPS]
 
 
 def compile_module(
@@ -309,6 +308,7 @@ def compile_module(
     *,
     arch: str = DEFAULT_ARCH,
     block_size: int = 256,
+    points_per_thread: int = 1,
     check_ptx: bool = True,
 ) -> GpuCompiled:
     """Compile `@entry` of an nn module (with autodiff requests) for the GPU; `module` is
@@ -324,7 +324,7 @@ def compile_module(
     result_types = list(function.function_type.outputs.data)
     stats: dict[str, float] = {}
     kernels: gpu.ModuleOp | None = None
-    for stage, spec in gpu_steps(block_size):
+    for stage, spec in gpu_steps(block_size, points_per_thread):
         start = time.perf_counter()
         run_pipeline(module, spec)
         stats[stage] = time.perf_counter() - start

@@ -1,6 +1,8 @@
 // RUN: irgrad-opt -p convert-parallel-loops-to-gpu %s --split-input-file --verify-diagnostics | filecheck %s
 // RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{block-size=64}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=B64
 // RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{block-size=0}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=BAD
+// RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=4}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=PPT
+// RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=0}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=BADPPT
 
 // A 2-D parallel loop of 4x8 points is one launch of 32 threads (fewer points than the
 // block size: one block of exactly that many threads, no bounds guard). The dimensions are
@@ -447,5 +449,47 @@ func.func @reads_what_it_writes(%x: memref<8x4xf32>, %u: memref<6x4xf32>, %out: 
   }
   "memref.copy"(%r, %out) : (memref<8x4xf32>, memref<8x4xf32>) -> ()
   memref.dealloc %acc0 : memref<8x4xf32>
+  func.return
+}
+
+// -----
+
+// points-per-thread=4: a straight-line loop of 4096 points is 4 blocks of 256 threads, each
+// running points g, g + 1024, g + 2048, g + 3072 (coalesced), the body emitted op by op for
+// the four: four loads issued back to back. Without the option: one point per thread.
+
+// CHECK-LABEL: func.func @four_per_thread
+// CHECK:       %[[G:.*]] = arith.constant 16 : index
+// CHECK:       "gpu.launch"(%[[G]],
+
+// PPT-LABEL: func.func @four_per_thread
+// PPT:       %[[G:.*]] = arith.constant 4 : index
+// PPT-NEXT:  %[[B:.*]] = arith.constant 256 : index
+// PPT-NEXT:  "gpu.launch"(%[[G]], %{{.*}}, %{{.*}}, %[[B]],
+// PPT:         %[[S1:.*]] = arith.constant 1024 : i32
+// PPT:         %[[S2:.*]] = arith.constant 2048 : i32
+// PPT:         %[[S3:.*]] = arith.constant 3072 : i32
+// PPT:         %[[V0:.*]] = memref.load %x[%{{.*}}] : memref<4096xf32>
+// PPT-NEXT:    %[[V1:.*]] = memref.load %x[%{{.*}}] : memref<4096xf32>
+// PPT-NEXT:    %[[V2:.*]] = memref.load %x[%{{.*}}] : memref<4096xf32>
+// PPT-NEXT:    %[[V3:.*]] = memref.load %x[%{{.*}}] : memref<4096xf32>
+// PPT-NEXT:    %{{.*}} = arith.mulf %[[V0]], %[[V0]] : f32
+// PPT-COUNT-3: arith.mulf
+// PPT-COUNT-4: memref.store
+// PPT-NEXT:    "gpu.terminator"
+
+// BADPPT: points-per-thread must be between 1 and 16, got 0
+
+func.func @four_per_thread(%x: memref<4096xf32>, %out: memref<4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 4096 : index
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %v = memref.load %x[%i] : memref<4096xf32>
+    %s = arith.mulf %v, %v : f32
+    memref.store %s, %out[%i] : memref<4096xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
   func.return
 }
