@@ -221,6 +221,18 @@ def explain_disagreement(
         )
 
 
+def run_step(step: Any, params: Any, x: Any, labels: Any, arch: str) -> tuple[Any, Any, Any, str | None]:
+    """(compiled step, GPU results, eager results, the first disagreement or None)."""
+    import irgrad as ig
+    from irgrad.backends.gpu import compile_program
+
+    compiled = compile_program(ig.trace(step, params, x, labels), arch=arch)
+    got = compiled(*ig.tree_leaves([params, x, labels]))
+    expected = ig.tree_leaves(step(params, x, labels))
+    problems = [agree(g, e, normwise=True) for g, e in zip(got, expected)]
+    return compiled, got, expected, next((p for p in problems if p), None)
+
+
 def check_workloads(table: Table, arch: str) -> None:
     import irgrad as ig
     import mlp
@@ -237,11 +249,7 @@ def check_workloads(table: Table, arch: str) -> None:
         params64 = ig.tree_map(lambda v: np.asarray(v, np.float64), params)
         x64 = np.asarray(x, np.float64)
         try:
-            compiled = compile_program(ig.trace(step, params64, x64, labels), arch=arch)
-            got = compiled(*ig.tree_leaves([params64, x64, labels]))
-            expected = ig.tree_leaves(step(params64, x64, labels))
-            problems = [agree(g, e, normwise=True) for g, e in zip(got, expected)]
-            exact_problem = next((p for p in problems if p), None)
+            compiled, _, _, exact_problem = run_step(step, params64, x64, labels, arch)
             note = exact_problem or f"{len(compiled.ptx.kernels)} kernels"
         except Exception as err:
             exact_problem = note = f"{type(err).__name__}: {err}"
@@ -249,11 +257,7 @@ def check_workloads(table: Table, arch: str) -> None:
         table.add(f"{spec.id} training step {spec.title}, float64", 1, int(exact_problem is None), time.perf_counter() - start, note)
         start = time.perf_counter()
         try:
-            compiled = compile_program(ig.trace(step, params, x, labels), arch=arch)
-            got = compiled(*ig.tree_leaves([params, x, labels]))
-            expected = ig.tree_leaves(step(params, x, labels))
-            problems = [agree(g, e, normwise=True) for g, e in zip(got, expected)]
-            problem = next((p for p in problems if p), None)
+            compiled, got, expected, problem = run_step(step, params, x, labels, arch)
             note = problem or f"{len(compiled.ptx.kernels)} kernels"
             if problem:
                 explain_disagreement(step, compiled, params, x, labels, got, expected, arch)

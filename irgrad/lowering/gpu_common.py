@@ -114,6 +114,30 @@ def delinearize(
     return list(reversed(indices))
 
 
+def constant_int(value: SSAValue) -> int | None:
+    """The value of an integer `arith.constant`, else None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def induction_values(
+    e: Emitter, indices: Sequence[SSAValue], lower_bounds: Sequence[SSAValue], steps: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """A loop's induction variables at zero-based point `indices`: lb + index * step each
+    (no op where the step is 1 or the bound 0)."""
+    values: list[SSAValue] = []
+    for index, lb, step in zip(indices, lower_bounds, steps, strict=True):
+        value = index
+        if constant_int(step) != 1:
+            value = e.muli(value, step)
+        if constant_int(lb) != 0:
+            value = e.addi(value, lb)
+        values.append(value)
+    return values
+
+
 def work_type_for(total: int) -> Attribute:
     """i32 index arithmetic where every linear index fits (64-bit division is slow on GPUs)."""
     return i32 if total < 2**31 else IndexType()

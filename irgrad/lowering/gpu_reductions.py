@@ -44,6 +44,8 @@ from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, i
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irgrad.lowering.gpu_common import (
+    constant_int,
+    induction_values,
     BLOCK_ID_X,
     SHARED_MEMORY_SPACE,
     THREAD_ID_X,
@@ -192,13 +194,6 @@ def raise_reduction_nests(root: Operation, is_host: Callable[[Operation], bool])
 # ---------------------------------------------------------------------------------------------
 
 
-def constant_int(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def static_trip_counts(op: scf.ParallelOp) -> list[int] | None:
     counts: list[int] = []
     for lb, ub, step in zip(op.lowerBound, op.upperBound, op.step, strict=True):
@@ -302,14 +297,8 @@ def lower_parallel_reduction(op: scf.ParallelOp, block_size: int) -> bool:
     def point_values(e: Emitter, linear: SSAValue, work: Attribute) -> list[SSAValue]:
         """The loop body at linear index `linear`: its reduced values."""
         indices = delinearize(e, linear, counts, work)
-        mapper: dict[SSAValue, SSAValue] = {}
-        for arg, index, lb, step in zip(body.args, indices, op.lowerBound, op.step):
-            value = index
-            if constant_int(step) != 1:
-                value = e.muli(value, step)
-            if constant_int(lb) != 0:
-                value = e.addi(value, lb)
-            mapper[arg] = value
+        values = induction_values(e, indices, op.lowerBound, op.step)
+        mapper: dict[SSAValue, SSAValue] = dict(zip(body.args, values))
         for inner in body.ops:
             if inner is reduce_op:
                 break

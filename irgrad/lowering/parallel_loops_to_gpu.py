@@ -45,6 +45,7 @@ from irgrad.lowering.gpu_common import (
     build_launch,
     delinearize,
     global_thread_index,
+    induction_values,
     work_type_for,
 )
 from irgrad.lowering.gpu_placement import kernel_op, place
@@ -145,12 +146,7 @@ def parallel_to_launch(op: scf.ParallelOp, block_size: int, points_per_thread: i
             indices = delinearize(inner, gid, sizes, work)  # type: ignore[arg-type]
         else:
             indices = _delinearize_dynamic(inner, gid, sizes)
-        for arg, index, lb, step in zip(body.args, indices, op.lowerBound, op.step):
-            value = index
-            if constant_int(step) != 1:
-                value = inner.muli(value, step)
-            if constant_int(lb) != 0:
-                value = inner.addi(value, lb)
+        for arg, value in zip(body.args, induction_values(inner, indices, op.lowerBound, op.step)):
             arg.replace_all_uses_with(value)
         for inner_op in list(body.ops):
             if isinstance(inner_op, scf.ReduceOp):
@@ -240,15 +236,8 @@ def _coarsened_launch(op: scf.ParallelOp, host: Emitter, counts: list[int], bloc
         mappers: list[dict[SSAValue, SSAValue]] = []
         for j in range(k):
             linear = gid if j == 0 else e.addi(gid, e.const(j * stride, work))
-            mapper: dict[SSAValue, SSAValue] = {}
-            for arg, index, lb, step in zip(body.args, delinearize(e, linear, counts, work), op.lowerBound, op.step):
-                value = index
-                if constant_int(step) != 1:
-                    value = e.muli(value, step)
-                if constant_int(lb) != 0:
-                    value = e.addi(value, lb)
-                mapper[arg] = value
-            mappers.append(mapper)
+            values = induction_values(e, delinearize(e, linear, counts, work), op.lowerBound, op.step)
+            mappers.append(dict(zip(body.args, values)))
         for inner_op in body.ops:
             if isinstance(inner_op, scf.ReduceOp):
                 break
