@@ -5,14 +5,12 @@
 #
 # 1. Finds the CUDA toolkit (nvcc or ptxas on PATH, else /usr/local/cuda) and shows the GPU.
 # 2. Makes sure the project's .venv has irgrad and pycuda. A GPU machine may have CUDA's
-#    compiler and headers but neither pycuda nor a package registry: pycuda is then built
-#    from its source distribution carried beside the working tree, with its pure-Python
-#    dependencies as wheels, from WHEELS_DIR (default: $IRGRAD_GPU_WHEELS, else ../gpu-wheels,
-#    else ./gpu-wheels, else ./.whl). Fetch them beforehand, on a machine with a registry:
-#        pip download --no-binary :all: --no-deps pycuda -d gpu-wheels
-#        pip download --only-binary :all: pytools platformdirs mako markupsafe \
-#            typing_extensions siphash24 setuptools wheel -d gpu-wheels
-#    (pycuda's build needs the CUDA headers, a C++ compiler and numpy, which irgrad has.)
+#    compiler and headers but neither pycuda nor a package registry: the .venv is then made
+#    over the machine's own python3 (its numpy, llvmlite, pytest, torch) and the rest comes
+#    from WHEELS_DIR (default: $IRGRAD_GPU_WHEELS, else ../gpu-wheels, else ./gpu-wheels,
+#    else ./.whl): the pure-Python wheels irgrad and pycuda need, pycuda as a wheel built
+#    beforehand, or else its source distribution, built there (minutes). tools/gpu_wheels.sh
+#    fetches and builds all of it into ./.whl on a machine with a registry (7 MB).
 # 3. Runs the test suites that need ptxas or a GPU (tests/unit/test_gpu_ptx.py, the lit
 #    tests of tests/filecheck/gpu, which include the `REQUIRES: cuda` ones).
 # 4. Runs every op, the example and gradient programs and W1/W2/W4 on the GPU against the
@@ -21,7 +19,8 @@
 #    GPU where torch with CUDA is installed).
 # GPU_CHECK_SKIP_TESTS=1 skips step 3 (a rerun of the checks and timings alone).
 # Exit code: 0 when every check agrees, 1 otherwise, 2 when there is no usable GPU.
-# Budget: about 5 minutes on an H200 (most of it compiling); it must stay under 10.
+# Budget: 4 minutes on an H200 with ./.whl (2026-11-29: 234 s, 134 of them the pytest step);
+# it must stay under 10.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
