@@ -1,6 +1,6 @@
 """`irgrad-run`: run a function of an IR file on .npy inputs (the peer of mlir-cpu-runner).
 
-    irgrad-run FILE [--entry NAME] [--input a.npy]... [--output out.npz] [--backend interp|cpu]
+    irgrad-run FILE [--entry NAME] [--input a.npy]... [--output out.npz] [--backend interp|cpu|gpu]
                [--no-runtime-checks]
 
 FILE is MLIR text (`-` for stdin), parsed and verified with located diagnostics. Each
