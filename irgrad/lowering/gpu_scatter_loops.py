@@ -45,10 +45,9 @@ from __future__ import annotations
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, Region, SSAValue
-
 from xdsl.traits import is_side_effect_free
 
-from irgrad.lowering.gpu_common import root
+from irgrad.lowering.gpu_common import may_alias, root
 
 
 def _same_view(a: Operation, b: Operation) -> bool:
@@ -103,13 +102,17 @@ def _match(loop: scf.ForOp) -> tuple[list[Operation], scf.ParallelOp, Operation]
         return None
     if not all(_defined_outside(v, loop) for v in (*row_loop.lowerBound, *row_loop.upperBound, *row_loop.step)):
         return None
+    carried = root(loop.iter_args[0])
+
+    def reads_carried(buffer: SSAValue) -> bool:
+        """Whether a read of `buffer` may see what the loop writes."""
+        return root(buffer) is acc or may_alias(root(buffer), carried)
+
     for op in prefix:
         if isinstance(op, memref.LoadOp):
-            if root(op.memref) is root(acc) or root(op.memref) is acc:
+            if reads_carried(op.memref):
                 return None
-        elif isinstance(op, memref.SubviewOp):
-            continue
-        elif op.regions or not _is_pure(op):
+        elif not isinstance(op, memref.SubviewOp) and (op.regions or not is_side_effect_free(op)):
             return None
     ivs = list(row_loop.body.block.args)
     for op in row_loop.body.block.walk():
@@ -118,20 +121,15 @@ def _match(loop: scf.ForOp) -> tuple[list[Operation], scf.ParallelOp, Operation]
                 return None
         elif isinstance(op, memref.LoadOp):
             source = op.memref
-            if root(source) is acc or source is acc:
-                if not (
-                    isinstance(source.owner, memref.SubviewOp)
-                    and _same_view(source.owner, view2)
-                    and list(op.indices) == ivs
-                ):
-                    return None
+            if reads_carried(source) and not (
+                isinstance(source.owner, memref.SubviewOp)
+                and _same_view(source.owner, view2)
+                and list(op.indices) == ivs
+            ):
+                return None
         elif op.name.startswith("memref.") and op is not row_loop:
             return None
     return prefix, row_loop, view2
-
-
-def _is_pure(op: Operation) -> bool:
-    return is_side_effect_free(op)
 
 
 def interchange_scatter_loop(loop: scf.ForOp) -> bool:

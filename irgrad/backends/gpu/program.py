@@ -111,6 +111,7 @@ class GpuCompiled:
         from irgrad.diagnostics import parse_module
         from irgrad.driver.registry import make_context
 
+        start = time.perf_counter()
         payload = json.loads(data.decode())
         ctx = make_context()
         host = parse_module(ctx, payload["host"], "<cache>")
@@ -126,7 +127,7 @@ class GpuCompiled:
         check_host_code(host)
         return GpuCompiled(
             payload["entry"], types[0], types[1], host, kernels, ptx_module,
-            stats={"load": 0.0}, ptxas_checked=bool(payload["ptxas_checked"]),
+            stats={"load": time.perf_counter() - start}, ptxas_checked=bool(payload["ptxas_checked"]),
         )  # fmt: skip
 
     def device(self) -> Any:
