@@ -38,16 +38,30 @@ the loop; it stores only to the temporary, at its own induction variables; it re
 carried buffer only through a view with the same operands as the one copied into, at its
 own induction variables; the temporary is used by nothing else. Anything else is left as
 it was.
+
+Rows too short to fill a warp (take_along_axis's gradient writes rows of one element: a
+thread per row element would be one thread running every position) get the other
+deterministic strategy when the work allows it: a thread per element of the whole
+destination, each scanning every position and adding those whose index is its own row.
+That is rows x row elements threads doing positions checks each (at most OWNER_WORK in all),
+and again each element gets its additions in the serial order.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import MemRefType
+import math
+
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import is_side_effect_free
 
-from irgrad.lowering.gpu_common import may_alias, root
+from irgrad.lowering.gpu_common import constant_int, may_alias, root
+
+WARP = 32
+"""Rows with fewer elements than this get a thread per destination element (module doc)."""
+OWNER_WORK = 1 << 26
+"""Most index checks (destination elements x positions) the thread-per-element form may do."""
 
 
 def _same_view(a: Operation, b: Operation) -> bool:
@@ -132,12 +146,91 @@ def _match(loop: scf.ForOp) -> tuple[list[Operation], scf.ParallelOp, Operation]
     return prefix, row_loop, view2
 
 
+def _owner_axis(loop: scf.ForOp, row_loop: scf.ParallelOp, view2: memref.SubviewOp) -> int | None:
+    """The scattered axis when the thread-per-destination-element form applies (module doc):
+    the row view takes one dynamic offset (the index, size 1) and whole static dimensions
+    elsewhere, the row is shorter than a warp, and the work is at most OWNER_WORK."""
+    shape = view2.source.type.get_shape()  # type: ignore[attr-defined]
+    offsets = list(view2.static_offsets.get_values())
+    sizes = list(view2.static_sizes.get_values())
+    strides = list(view2.static_strides.get_values())
+    dynamic = [d for d, o in enumerate(offsets) if o == DYNAMIC_INDEX]
+    if len(dynamic) != 1 or view2.sizes or view2.strides or any(t != 1 for t in strides):
+        return None
+    axis = dynamic[0]
+    if any(sizes[d] != (1 if d == axis else shape[d]) or (d != axis and offsets[d] != 0) for d in range(len(shape))):
+        return None
+    counts = [constant_int(v) for v in (loop.lb, loop.ub, loop.step)]
+    bounds = [constant_int(v) for v in (*row_loop.lowerBound, *row_loop.step)]
+    if None in counts or None in bounds or any(b != (0 if k < len(shape) else 1) for k, b in enumerate(bounds)):
+        return None
+    lb, ub, step = counts
+    positions = max(0, -(-(ub - lb) // step))  # type: ignore[operator]
+    row = math.prod(sizes)
+    if row >= WARP or len(row_loop.upperBound) != len(shape) or math.prod(shape) * positions > OWNER_WORK:
+        return None
+    return axis
+
+
+def _owner_computes(loop: scf.ForOp, prefix: list[Operation], row_loop: scf.ParallelOp, view2: memref.SubviewOp, axis: int) -> None:
+    """Rewrite to a thread per destination element scanning the positions (module doc)."""
+    body = loop.body.block
+    acc = body.args[1]
+    init = loop.iter_args[0]
+    shape = view2.source.type.get_shape()  # type: ignore[attr-defined]
+    index = IndexType()
+    outer = Block(arg_types=[index] * len(shape))
+    zero = arith.ConstantOp.from_int_and_width(0, index)
+    one = arith.ConstantOp.from_int_and_width(1, index)
+    uppers = [arith.ConstantOp.from_int_and_width(n, index) for n in shape]
+    serial = Block(arg_types=[body.args[0].type])
+    mapper: dict[SSAValue, SSAValue] = {body.args[0]: serial.args[0], acc: init}
+    for op in prefix:
+        serial.add_op(op.clone(value_mapper=mapper))
+    at = mapper[view2.offsets[0]]
+    mine = arith.CmpiOp(at, outer.args[axis], "eq")
+    serial.add_op(mine)
+    then = Block()
+    view = view2.clone(value_mapper=mapper)
+    then.add_op(view)
+    for d, arg in enumerate(row_loop.body.block.args):
+        mapper[arg] = zero.result if d == axis else outer.args[d]
+    _clone_row(row_loop, view, mapper, then)
+    then.add_op(scf.YieldOp())
+    serial.add_op(scf.IfOp(mine, [], Region(then)))
+    serial.add_op(scf.YieldOp())
+    outer.add_op(scf.ForOp(loop.lb, loop.ub, loop.step, [], Region(serial)))
+    outer.add_op(scf.ReduceOp())
+    parallel = scf.ParallelOp([zero] * len(shape), uppers, [one] * len(shape), Region(outer))
+    parent = loop.parent_block()
+    assert parent is not None
+    parent.insert_ops_before([zero, one, *uppers, parallel], loop)
+    loop.results[0].replace_all_uses_with(init)
+    parent.erase_op(loop)
+
+
+def _clone_row(row_loop: scf.ParallelOp, view: Operation, mapper: dict[SSAValue, SSAValue], into: Block) -> None:
+    """The row loop's body into `into`, its stores to the temporary redirected to `view`."""
+    for op in row_loop.body.block.ops:
+        if isinstance(op, scf.ReduceOp):
+            continue
+        if isinstance(op, memref.StoreOp):
+            value = mapper.get(op.value, op.value)
+            into.add_op(memref.StoreOp.get(value, view.results[0], [mapper[i] for i in op.indices]))
+            continue
+        into.add_op(op.clone(value_mapper=mapper))
+
+
 def interchange_scatter_loop(loop: scf.ForOp) -> bool:
     """Rewrite one scatter loop (module doc); False (and no change) where it does not apply."""
     matched = _match(loop)
     if matched is None:
         return False
     prefix, row_loop, view2 = matched
+    axis = _owner_axis(loop, row_loop, view2)  # type: ignore[arg-type]
+    if axis is not None:
+        _owner_computes(loop, prefix, row_loop, view2, axis)  # type: ignore[arg-type]
+        return True
     body = loop.body.block
     acc = body.args[1]
     init = loop.iter_args[0]
@@ -151,14 +244,7 @@ def interchange_scatter_loop(loop: scf.ForOp) -> bool:
     serial.add_op(view)
     for arg, new in zip(row_loop.body.block.args, outer.args):
         mapper[arg] = new
-    for op in row_loop.body.block.ops:
-        if isinstance(op, scf.ReduceOp):
-            continue
-        if isinstance(op, memref.StoreOp):
-            value = mapper.get(op.value, op.value)
-            serial.add_op(memref.StoreOp.get(value, view.results[0], [mapper[i] for i in op.indices]))
-            continue
-        serial.add_op(op.clone(value_mapper=mapper))
+    _clone_row(row_loop, view, mapper, serial)
     serial.add_op(scf.YieldOp())
     outer.add_op(scf.ForOp(loop.lb, loop.ub, loop.step, [], Region(serial)))
     outer.add_op(scf.ReduceOp())

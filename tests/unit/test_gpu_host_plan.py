@@ -81,27 +81,31 @@ def test_host_code_with_a_loop_gets_no_plan_and_is_interpreted() -> None:
 
 
 SCATTER = """
-func.func @f(%x: tensor<5x3xf32>, %i: tensor<9xi32>, %u: tensor<9x3xf32>) -> tensor<5x3xf32> {
-  %y = nn.scatter_add %x[%i], %u axis = 0 : (tensor<5x3xf32>, tensor<9xi32>, tensor<9x3xf32>) -> tensor<5x3xf32>
-  func.return %y : tensor<5x3xf32>
+func.func @f(%x: tensor<5xCxf32>, %i: tensor<9xi32>, %u: tensor<9xCxf32>) -> tensor<5xCxf32> {
+  %y = nn.scatter_add %x[%i], %u axis = 0 : (tensor<5xCxf32>, tensor<9xi32>, tensor<9xCxf32>) -> tensor<5xCxf32>
+  func.return %y : tensor<5xCxf32>
 }
 """
 
 
+@pytest.mark.parametrize("columns", [3, 40])  # rows shorter than a warp: a thread per element
 @pytest.mark.parametrize("seed", range(3))
-def test_scatter_add_is_one_kernel_equal_to_the_serial_loop_bit_for_bit(seed: int) -> None:
+def test_scatter_add_is_one_kernel_equal_to_the_serial_loop_bit_for_bit(seed: int, columns: int) -> None:
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal((5, 3)).astype(np.float32)
+    x = rng.standard_normal((5, columns)).astype(np.float32)
     indices = rng.integers(-5, 5, 9).astype(np.int32)  # repeated, negative: counted from the end
     indices[:3] = 2  # one row hit three times: the additions' order matters in float32
-    updates = (rng.standard_normal((9, 3)) * 10.0 ** rng.integers(-4, 4, (9, 3))).astype(np.float32)
-    compiled = compile_module(parse_module(make_context(), SCATTER), "f")
+    updates = (rng.standard_normal((9, columns)) * 10.0 ** rng.integers(-4, 4, (9, columns))).astype(np.float32)
+    text = SCATTER.replace("C", str(columns))
+    compiled = compile_module(parse_module(make_context(), text), "f")
     launches = [op for op in compiled.host.walk() if op.name == "gpu.launch_func"]
     loops = [op for op in compiled.host.walk() if op.name == "scf.for"]
     assert not loops and len(launches) <= 2  # the copy of x, then the one scatter kernel
+    threads = [int(op.operands[0].owner.value.value.data) * int(op.operands[3].owner.value.value.data) for op in launches]  # type: ignore[union-attr]
+    assert max(threads) >= (5 * columns if columns < 32 else columns)
     device = EmulatedDevice(compiled.kernels)
     (got,) = compiled.run(x, indices, updates, device=device)
-    (expected,) = run_function(parse_module(make_context(), SCATTER), "f", [x, indices, updates])
+    (expected,) = run_function(parse_module(make_context(), text), "f", [x, indices, updates])
     np.testing.assert_array_equal(got, expected)
 
 

@@ -349,20 +349,21 @@ func.func @call_in_loop(%a: memref<4xf32>) {
 
 // A scatter-add (stage "loops" of nn.scatter_add: an scf.for over the index positions
 // carrying the result in place, one row added per position through a temporary) is one
-// kernel: a thread per row element, each running the positions serially in their order
-// (gpu_scatter_loops.py), so repeated indices add in the serial order, with no atomics.
+// kernel: a thread per row element (rows of 64: at least a warp), each running the positions
+// serially in their order (gpu_scatter_loops.py), so repeated indices add in the serial
+// order, with no atomics.
 // No launch, allocation or copy is left inside a host loop.
 
 // CHECK-LABEL: func.func @scatter_rows
 // CHECK-NOT:   scf.for
 // CHECK:       "memref.copy"(%x, %acc0)
-// CHECK:       %[[FOUR:.*]] = arith.constant 4 : index
-// CHECK-NEXT:  "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[FOUR]], %{{.*}}, %{{.*}})
+// CHECK:       %[[ROW:.*]] = arith.constant 64 : index
+// CHECK-NEXT:  "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROW]], %{{.*}}, %{{.*}})
 // CHECK:         scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:      %[[RAW:.*]] = memref.load %i[%[[P]]] : memref<6xi32>
-// CHECK:           %[[ROW:.*]] = memref.subview %[[ACC:.*]][%{{.*}}, 0] [1, 4] [1, 1]
-// CHECK:           %[[UPD:.*]] = memref.subview %u[%[[P]], 0] [1, 4] [1, 1]
-// CHECK:           %[[DST:.*]] = memref.subview %[[ACC]][%{{.*}}, 0] [1, 4] [1, 1]
+// CHECK:           %[[ROW:.*]] = memref.subview %[[ACC:.*]][%{{.*}}, 0] [1, 64] [1, 1]
+// CHECK:           %[[UPD:.*]] = memref.subview %u[%[[P]], 0] [1, 64] [1, 1]
+// CHECK:           %[[DST:.*]] = memref.subview %[[ACC]][%{{.*}}, 0] [1, 64] [1, 1]
 // CHECK-NEXT:      %[[A:.*]] = memref.load %[[ROW]][%[[Z:.*]], %[[C:.*]]]
 // CHECK-NEXT:      %[[B:.*]] = memref.load %[[UPD]][%[[Z]], %[[C]]]
 // CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[A]], %[[B]] : f32
@@ -370,44 +371,99 @@ func.func @call_in_loop(%a: memref<4xf32>) {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    "gpu.terminator"() : () -> ()
 // CHECK-NOT:   gpu.launch
-// CHECK-NOT:   memref.alloc() : memref<1x4xf32>
+// CHECK-NOT:   memref.alloc() : memref<1x64xf32>
 // CHECK:       "memref.copy"(%[[ACC]], %out)
 
-func.func @scatter_rows(%x: memref<8x4xf32>, %i: memref<6xi32>, %u: memref<6x4xf32>, %out: memref<8x4xf32>) {
+func.func @scatter_rows(%x: memref<8x64xf32>, %i: memref<6xi32>, %u: memref<6x64xf32>, %out: memref<8x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
   %c6 = arith.constant 6 : index
   %c7 = arith.constant 7 : index
-  %acc0 = memref.alloc() : memref<8x4xf32>
-  "memref.copy"(%x, %acc0) : (memref<8x4xf32>, memref<8x4xf32>) -> ()
-  %r = scf.for %p = %c0 to %c6 step %c1 iter_args(%acc = %acc0) -> (memref<8x4xf32>) {
+  %acc0 = memref.alloc() : memref<8x64xf32>
+  "memref.copy"(%x, %acc0) : (memref<8x64xf32>, memref<8x64xf32>) -> ()
+  %r = scf.for %p = %c0 to %c6 step %c1 iter_args(%acc = %acc0) -> (memref<8x64xf32>) {
     %raw = memref.load %i[%p] : memref<6xi32>
     %index = arith.index_cast %raw : i32 to index
     %lo = arith.maxsi %index, %c0 : index
     %at = arith.minsi %lo, %c7 : index
-    %row = memref.subview %acc[%at, 0] [1, 4] [1, 1] : memref<8x4xf32> to memref<1x4xf32, strided<[4, 1], offset: ?>>
-    %upd = memref.subview %u[%p, 0] [1, 4] [1, 1] : memref<6x4xf32> to memref<1x4xf32, strided<[4, 1], offset: ?>>
-    %tmp = memref.alloc() : memref<1x4xf32>
-    "scf.parallel"(%c0, %c0, %c1, %c4, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+    %row = memref.subview %acc[%at, 0] [1, 64] [1, 1] : memref<8x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    %upd = memref.subview %u[%p, 0] [1, 64] [1, 1] : memref<6x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    %tmp = memref.alloc() : memref<1x64xf32>
+    "scf.parallel"(%c0, %c0, %c1, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
     ^bb0(%a: index, %b: index):
-      %v = memref.load %row[%a, %b] : memref<1x4xf32, strided<[4, 1], offset: ?>>
-      %w = memref.load %upd[%a, %b] : memref<1x4xf32, strided<[4, 1], offset: ?>>
+      %v = memref.load %row[%a, %b] : memref<1x64xf32, strided<[64, 1], offset: ?>>
+      %w = memref.load %upd[%a, %b] : memref<1x64xf32, strided<[64, 1], offset: ?>>
       %s = arith.addf %v, %w : f32
-      memref.store %s, %tmp[%a, %b] : memref<1x4xf32>
+      memref.store %s, %tmp[%a, %b] : memref<1x64xf32>
       scf.reduce
     }) : (index, index, index, index, index, index) -> ()
-    %dst = memref.subview %acc[%at, 0] [1, 4] [1, 1] : memref<8x4xf32> to memref<1x4xf32, strided<[4, 1], offset: ?>>
-    "memref.copy"(%tmp, %dst) : (memref<1x4xf32>, memref<1x4xf32, strided<[4, 1], offset: ?>>) -> ()
-    memref.dealloc %tmp : memref<1x4xf32>
-    scf.yield %acc : memref<8x4xf32>
+    %dst = memref.subview %acc[%at, 0] [1, 64] [1, 1] : memref<8x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    "memref.copy"(%tmp, %dst) : (memref<1x64xf32>, memref<1x64xf32, strided<[64, 1], offset: ?>>) -> ()
+    memref.dealloc %tmp : memref<1x64xf32>
+    scf.yield %acc : memref<8x64xf32>
   }
-  "memref.copy"(%r, %out) : (memref<8x4xf32>, memref<8x4xf32>) -> ()
-  memref.dealloc %acc0 : memref<8x4xf32>
+  "memref.copy"(%r, %out) : (memref<8x64xf32>, memref<8x64xf32>) -> ()
+  memref.dealloc %acc0 : memref<8x64xf32>
   func.return
 }
 
 // -----
+
+// Rows shorter than a warp (here one element: take_along_axis's gradient) get a thread per
+// element of the whole destination (40 threads), each scanning every position and adding
+// those whose index is its own row: again the serial order for each element, no atomics.
+
+// CHECK-LABEL: func.func @scatter_elements
+// CHECK-NOT:   scf.for
+// CHECK:       arith.constant 40 : index
+// CHECK:       %[[N:.*]] = arith.constant 40 : index
+// CHECK-NEXT:  "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}})
+// CHECK:         %[[MINE:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:         scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[RAW:.*]] = memref.load %i[%[[P]]] : memref<9xi32>
+// CHECK:           %[[AT:.*]] = arith.minsi
+// CHECK:           %[[HIT:.*]] = arith.cmpi eq, %[[AT]], %[[MINE]] : index
+// CHECK-NEXT:      scf.if %[[HIT]] {
+// CHECK:             arith.addf
+// CHECK-NEXT:        memref.store
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    "gpu.terminator"() : () -> ()
+// CHECK-NOT:   gpu.launch
+
+func.func @scatter_elements(%x: memref<40xf32>, %i: memref<9xi32>, %u: memref<9xf32>, %out: memref<40xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c9 = arith.constant 9 : index
+  %c39 = arith.constant 39 : index
+  %acc0 = memref.alloc() : memref<40xf32>
+  "memref.copy"(%x, %acc0) : (memref<40xf32>, memref<40xf32>) -> ()
+  %r = scf.for %p = %c0 to %c9 step %c1 iter_args(%acc = %acc0) -> (memref<40xf32>) {
+    %raw = memref.load %i[%p] : memref<9xi32>
+    %index = arith.index_cast %raw : i32 to index
+    %lo = arith.maxsi %index, %c0 : index
+    %at = arith.minsi %lo, %c39 : index
+    %row = memref.subview %acc[%at] [1] [1] : memref<40xf32> to memref<1xf32, strided<[1], offset: ?>>
+    %upd = memref.subview %u[%p] [1] [1] : memref<9xf32> to memref<1xf32, strided<[1], offset: ?>>
+    %tmp = memref.alloc() : memref<1xf32>
+    "scf.parallel"(%c0, %c1, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%a: index):
+      %v = memref.load %row[%a] : memref<1xf32, strided<[1], offset: ?>>
+      %w = memref.load %upd[%a] : memref<1xf32, strided<[1], offset: ?>>
+      %s = arith.addf %v, %w : f32
+      memref.store %s, %tmp[%a] : memref<1xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    %dst = memref.subview %acc[%at] [1] [1] : memref<40xf32> to memref<1xf32, strided<[1], offset: ?>>
+    "memref.copy"(%tmp, %dst) : (memref<1xf32>, memref<1xf32, strided<[1], offset: ?>>) -> ()
+    memref.dealloc %tmp : memref<1xf32>
+    scf.yield %acc : memref<40xf32>
+  }
+  "memref.copy"(%r, %out) : (memref<40xf32>, memref<40xf32>) -> ()
+  memref.dealloc %acc0 : memref<40xf32>
+  func.return
+}
 
 // Not a scatter: each position's index is read from the carried buffer itself, so a later
 // position depends on what an earlier one wrote to another row element. The loop stays
