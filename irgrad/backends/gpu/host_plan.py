@@ -11,7 +11,9 @@ The implementations are the interpreter's own (the same `InterpreterFunctions`, 
 the same interpreter), so a plan means exactly what interpretation means. Errors are
 reported on the op as the interpreter reports them. A function with a region-holding op
 (`scf.for`, `scf.if`) or an op without an implementation gets no plan (None): it is then
-interpreted as before.
+interpreted as before. The implementations are looked up in the interpreter's table
+(`Interpreter._impls`, private in xDSL 0.75, which the project pins): a new xDSL version is
+where to look first if plans stop being built.
 """
 
 from __future__ import annotations
