@@ -26,12 +26,13 @@ cases undefined; the reference interpreter raises on them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerType, ModuleOp, i64
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -71,30 +72,6 @@ MIN_MAX: dict[type[Operation], str] = {
 }
 
 
-class BinaryLowering(RewritePattern):
-    """add, sub, mul, and, or, xor, shl, shrs, shru: one llvm op each."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter):
-        target = BINARY.get(type(op))
-        if target is None:
-            return
-        b = LLVMBuilder(rewriter, op)
-        lhs, rhs = b.operands(op.operands)
-        b.replace(op, b.binary(target, lhs, rhs))
-
-
-class MinMaxLowering(RewritePattern):
-    """maxs, maxu, mins, minu: `llvm.smax`/`umax`/`smin`/`umin`."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter):
-        intrinsic = MIN_MAX.get(type(op))
-        if intrinsic is None:
-            return
-        b = LLVMBuilder(rewriter, op)
-        lhs, rhs = b.operands(op.operands)
-        b.replace(op, b.intrinsic(intrinsic, [lhs, rhs], i64))
-
-
 DIVISIONS: dict[type[Operation], str] = {
     index.DivSOp: "divs",
     index.DivUOp: "divu",
@@ -106,16 +83,28 @@ DIVISIONS: dict[type[Operation], str] = {
 }
 
 
-class DivisionLowering(RewritePattern):
-    """Every index division: convert-arith-to-llvm's `integer_division` on i64."""
+def _lowering(op_type: type[Operation]) -> Callable[[LLVMBuilder, SSAValue, SSAValue], SSAValue] | None:
+    """How a two-operand index op becomes llvm on i64: one llvm op, an llvm min/max
+    intrinsic, or convert-arith-to-llvm's `integer_division`."""
+    if op_type in BINARY:
+        return lambda b, lhs, rhs: b.binary(BINARY[op_type], lhs, rhs)
+    if op_type in MIN_MAX:
+        return lambda b, lhs, rhs: b.intrinsic(MIN_MAX[op_type], [lhs, rhs], i64)
+    if op_type in DIVISIONS:
+        return lambda b, lhs, rhs: integer_division(b, DIVISIONS[op_type], lhs, rhs)
+    return None
+
+
+class BinaryLowering(RewritePattern):
+    """Every two-operand arithmetic op (add .. shru, max/min, the divisions): `_lowering`."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter):
-        kind = DIVISIONS.get(type(op))
-        if kind is None:
+        lower = _lowering(type(op))
+        if lower is None:
             return
         b = LLVMBuilder(rewriter, op)
-        a, d = b.operands(op.operands)
-        b.replace(op, integer_division(b, kind, a, d))
+        lhs, rhs = b.operands(op.operands)
+        b.replace(op, lower(b, lhs, rhs))
 
 
 class CmpLowering(RewritePattern):
@@ -161,8 +150,6 @@ def index_to_llvm_patterns() -> list[RewritePattern]:
     return [
         ConstantLowering(),
         BinaryLowering(),
-        MinMaxLowering(),
-        DivisionLowering(),
         CmpLowering(),
         CastLowering(),
     ]
