@@ -223,18 +223,19 @@ class ResidentCall:
         return buffer
 
     def run(self) -> None:
-        """Run the entry function's host code (kernels are queued; `results` waits)."""
-        function = next(
-            f
-            for f in self.compiled.host.ops
-            if isinstance(f, func.FuncOp) and f.sym_name.data == self.compiled.entry
-        )
+        """Run the entry function's host code (kernels are queued; `results` waits): its
+        plan where it has one (host_plan.py), else interpreted."""
         interpreter = self.compiled.interpreter(self.device)
         plans = self.compiled.__dict__.setdefault("_plans", {}).setdefault(id(interpreter), {})
         plan = plan_for(interpreter, self.compiled.entry, plans)
         if plan is not None:
             self.returned = plan((*self.values, *self.outs))
             return
+        function = next(
+            f
+            for f in self.compiled.host.ops
+            if isinstance(f, func.FuncOp) and f.sym_name.data == self.compiled.entry
+        )
         self.returned = tuple(interpreter.call_op(function, (*self.values, *self.outs)))
 
     def results(self) -> tuple[Any, ...]:
