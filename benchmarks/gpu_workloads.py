@@ -112,7 +112,8 @@ def bench_w4(torch: Any, bandwidth: float) -> list[list[str]]:
     import irgrad as ig
 
     x = wl.w4_data()
-    resident, whole, _, profile = irgrad_timings(lambda v: ig.tanh(v) * 0.5 + v * v, (x,))
+    fn = lambda v: ig.tanh(v) * 0.5 + v * v  # noqa: E731
+    resident, whole, _, profile = irgrad_timings(fn, (x,))
     nbytes = wl.W4_SIZE * wl.W4_BYTES_PER_ELEMENT
     achieved = nbytes / resident.median
     kernel = nbytes / (profile.device_ms * 1e-3)
@@ -121,14 +122,17 @@ def bench_w4(torch: Any, bandwidth: float) -> list[list[str]]:
         tx = torch.from_numpy(x).cuda()
         peer = measure(lambda: torch.tanh(tx) * 0.5 + tx * tx, torch.cuda.synchronize)
     ratio = "n/a" if peer is None else f"{resident.median / peer.median:.2f}"
-    # The same with 4 points per thread (convert-parallel-loops-to-gpu{points-per-thread=4}):
-    # four loads in flight per thread instead of one.
-    _, _, _, four = irgrad_timings(lambda v: ig.tanh(v) * 0.5 + v * v, (x,), points_per_thread=4)
-    four_bw = nbytes / (four.device_ms * 1e-3)
+    # The points-per-thread sweep (convert-parallel-loops-to-gpu{points-per-thread=k}; the
+    # default, 0, picks 4 for loops of 2^20 points or more): k loads in flight per thread.
+    sweep = []
+    for k in (1, 2, 4, 8):
+        _, _, _, run = irgrad_timings(fn, (x,), points_per_thread=k)
+        bw = nbytes / (run.device_ms * 1e-3)
+        sweep.append(["W4", f"kernel GB/s, {k} points per thread", f"{bw / 1e9:.0f} = {100 * bw / bandwidth:.0f}% of copy ({run.device_ms:.4f} ms)", "", ""])
     return [
         ["W4", "resident ms", ms(resident), ms(peer), ratio],
-        ["W4", "kernel GB/s, 4 points per thread", f"{four_bw / 1e9:.0f} = {100 * four_bw / bandwidth:.0f}% of copy ({four.device_ms:.4f} ms)", "", ""],
-        ["W4", "kernel ms (CUDA events)", f"{profile.device_ms:.4f}", "", ""],
+        *sweep,
+        ["W4", "kernel ms (CUDA events; default points per thread)", f"{profile.device_ms:.4f}", "", ""],
         ["W4", "kernel GB/s (8 B/element)", f"{kernel / 1e9:.0f} = {100 * kernel / bandwidth:.0f}% of copy", "", ""],
         ["W4", "resident GB/s (host code included)", f"{achieved / 1e9:.0f} = {100 * achieved / bandwidth:.0f}% of copy", "", ""],
         ["W4", "call ms (with transfers)", ms(whole), "", ""],

@@ -156,3 +156,23 @@ def test_several_points_per_thread_agree_with_numpy(points: int) -> None:
     got = compiled.run(x, b, device=EmulatedDevice(compiled.kernels))
     np.testing.assert_allclose(got[0], np.tanh(x) * 0.5 + x * b, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], np.exp(x), rtol=1e-5)
+
+
+def test_large_loops_run_four_points_per_thread_by_default() -> None:
+    """points-per-thread=0 (the default): 4 per thread from 2^20 points on (AUTO_MIN_POINTS),
+    one below. (The emulator runs a thread at a time: what 4 points per thread compute is
+    checked on 512 points above, and on the GPU by tools/gpu_check.sh's W4.)"""
+    from irgrad.lowering.parallel_loops_to_gpu import AUTO_MIN_POINTS, auto_points_per_thread
+
+    assert auto_points_per_thread(AUTO_MIN_POINTS) == 4
+    assert auto_points_per_thread(AUTO_MIN_POINTS - 1) == 1
+
+    def fn(v):  # type: ignore[no-untyped-def]
+        return ig.tanh(v) * 0.5 + v * v
+
+    for n, grid in ((AUTO_MIN_POINTS, AUTO_MIN_POINTS // (256 * 4)), (4096, 4096 // 256)):
+        compiled = compile_program(ig.trace(fn, np.zeros(n, np.float32)))
+        kernels = [op for op in compiled.host.walk() if op.name == "gpu.launch_func"]
+        assert [int(op.operands[0].owner.value.value.data) for op in kernels] == [grid]  # type: ignore[union-attr]
+        loads = compiled.ptx.ptx.count("ld.global")
+        assert loads == (4 if n == AUTO_MIN_POINTS else 1), compiled.ptx.ptx

@@ -293,12 +293,13 @@ def _scalar(value: Any, t: Attribute) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
-def gpu_steps(block_size: int = 256, points_per_thread: int = 1) -> list[tuple[str, str]]:
+def gpu_steps(block_size: int = 256, points_per_thread: int = 0) -> list[tuple[str, str]]:
     """The `irgrad-gpu` steps, with the launch block size `block_size` and the points per
-    thread of large elementwise loops (convert-parallel-loops-to-gpu's options)."""
+    thread of large elementwise loops (convert-parallel-loops-to-gpu's options; 0: its
+    automatic choice)."""
     from irgrad.lowering.pipelines import GPU_STEPS
 
-    if block_size == 256 and points_per_thread == 1:
+    if block_size == 256 and points_per_thread == 0:
         return list(GPU_STEPS)
     mapping = f"convert-parallel-loops-to-gpu{{block-size={block_size} points-per-thread={points_per_thread}}}"
     return [(stage, mapping if stage == "gpu" else spec) for stage, spec in GPU_STEPS]
@@ -310,7 +311,7 @@ def compile_module(
     *,
     arch: str = DEFAULT_ARCH,
     block_size: int = 256,
-    points_per_thread: int = 1,
+    points_per_thread: int = 0,
     check_ptx: bool = True,
 ) -> GpuCompiled:
     """Compile `@entry` of an nn module (with autodiff requests) for the GPU; `module` is

@@ -2,7 +2,8 @@
 // RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{block-size=64}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=B64
 // RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{block-size=0}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=BAD
 // RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=4}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=PPT
-// RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=0}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=BADPPT
+// RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=1}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=SINGLE
+// RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=17}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=BADPPT
 
 // A 2-D parallel loop of 4x8 points is one launch of 32 threads (fewer points than the
 // block size: one block of exactly that many threads, no bounds guard). The dimensions are
@@ -534,7 +535,7 @@ func.func @reads_what_it_writes(%x: memref<8x4xf32>, %u: memref<6x4xf32>, %out: 
 // PPT-COUNT-4: memref.store
 // PPT-NEXT:    "gpu.terminator"
 
-// BADPPT: points-per-thread must be between 1 and 16, got 0
+// BADPPT: points-per-thread must be between 0 (automatic) and 16, got 17
 
 func.func @four_per_thread(%x: memref<4096xf32>, %out: memref<4096xf32>) {
   %c0 = arith.constant 0 : index
@@ -545,6 +546,46 @@ func.func @four_per_thread(%x: memref<4096xf32>, %out: memref<4096xf32>) {
     %v = memref.load %x[%i] : memref<4096xf32>
     %s = arith.mulf %v, %v : f32
     memref.store %s, %out[%i] : memref<4096xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// The default (points-per-thread=0) runs 4 points per thread from 2^20 points on: this loop
+// of 2^20 is 1024 blocks of 256 threads, each with four loads in flight. With
+// points-per-thread=1: 4096 blocks, one point each.
+
+// CHECK-LABEL: func.func @auto_large
+// CHECK:       %[[G:.*]] = arith.constant 1024 : index
+// CHECK-NEXT:  %[[B:.*]] = arith.constant 256 : index
+// CHECK-NEXT:  "gpu.launch"(%[[G]], %{{.*}}, %{{.*}}, %[[B]],
+// CHECK:         arith.constant 262144 : i32
+// CHECK:         arith.constant 524288 : i32
+// CHECK:         arith.constant 786432 : i32
+// CHECK-COUNT-4: memref.load %x
+// CHECK-COUNT-4: arith.addf
+// CHECK-COUNT-4: memref.store
+
+// SINGLE-LABEL: func.func @auto_large
+// SINGLE:       %[[G:.*]] = arith.constant 4096 : index
+// SINGLE-NEXT:  %[[B:.*]] = arith.constant 256 : index
+// SINGLE-NEXT:  "gpu.launch"(%[[G]], %{{.*}}, %{{.*}}, %[[B]],
+// SINGLE-COUNT-1: memref.load %x
+// SINGLE-NEXT:    arith.addf
+// SINGLE-NEXT:    memref.store
+// SINGLE-NEXT:    "gpu.terminator"
+
+func.func @auto_large(%x: memref<1048576xf32>, %out: memref<1048576xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1048576 : index
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %v = memref.load %x[%i] : memref<1048576xf32>
+    %s = arith.addf %v, %v : f32
+    memref.store %s, %out[%i] : memref<1048576xf32>
     scf.reduce
   }) : (index, index, index) -> ()
   func.return
