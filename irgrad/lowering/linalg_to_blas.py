@@ -137,8 +137,8 @@ def transposed_copy_source(
 ) -> tuple[SSAValue, Operation, list[Operation]] | None:
     """(source, copy, deallocs) when `operand` is a fresh buffer holding source^T, copied in
     `user`'s block before `user`, and the source is neither written nor freed between the copy
-    and `user` except by `deallocs` (the source's own deallocs there, which the caller moves
-    after the op that now reads the source)."""
+    and `user` except by `deallocs` (the deallocs there of the source or of the buffer it
+    views, which the caller moves after the op that now reads the source)."""
     alloc = operand.owner
     if not isinstance(alloc, memref.AllocOp):
         return None
@@ -163,9 +163,10 @@ def transposed_copy_source(
         op = op.next_op
     if op is None:
         return None
-    deallocs = [op for op in between if isinstance(op, memref.DeallocOp) and op.memref is source]
+    base = root(source)  # a view's buffer (a collapse_shape of a fresh transpose) is freed by its root
+    deallocs = [op for op in between if isinstance(op, memref.DeallocOp) and op.memref in (source, base)]
     rest = [op for op in between if op not in deallocs]
-    if touches(rest, root(source), writes_only=True) or touches(rest, operand, writes_only=True):
+    if touches(rest, base, writes_only=True) or touches(rest, operand, writes_only=True):
         return None
     return source, copy, deallocs
 

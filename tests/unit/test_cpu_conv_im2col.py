@@ -29,7 +29,11 @@ CASES = [
     ((8, 16, 20, 20), (24, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
     ((4, 8, 33, 29), (16, 8, 5, 3), (2, 1), (0, 2, 1, 0), (1, 2)),
     ((2, 32, 16, 16), (64, 32, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
+    # Kernels wider than the output (a weight gradient's shape): the windows become rows.
+    ((16, 8, 14, 14), (8, 8, 12, 12), (1, 1), (1, 1, 1, 1), (1, 1)),
+    ((4, 6, 20, 22), (16, 6, 7, 9), (2, 1), (1, 0, 1, 1), (2, 2)),
 ]
+WINDOW_ROWS = {3, 4}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -42,6 +46,8 @@ def test_large_conv_is_gemms_and_matches(case, dtype):
     jitted = ig.jit(fn, backend="cpu")
     loops = jitted.lower(x, w).as_text("loops")
     assert "blas.gemm" in loops
+    # Window rows multiply by the weight through the gemm's transpose flag, not a copy.
+    assert ("transpose_b" in loops) == (case in WINDOW_ROWS)
     got = jitted(x, w)
     expected = conv_reference(x, w, stride, padding, dilation)
     tol = 1e-5 if dtype == np.float32 else 1e-12

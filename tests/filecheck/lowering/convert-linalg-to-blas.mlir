@@ -58,6 +58,31 @@ func.func @weight_gradient(%x0: memref<48x32xf32>, %dy: memref<48x40xf32>, %dw: 
   func.return
 }
 
+// The source a view (a collapse_shape) of a buffer freed between the copy and the matmul, as
+// a convolution's weight gradient has it: the flag still applies, and the view's buffer is
+// freed after the gemm.
+// CHECK-LABEL: func.func @source_is_a_view
+// CHECK:         %[[FLAT:.*]] = memref.collapse_shape %k
+// CHECK-NEXT:    blas.gemm %rows, %[[FLAT]], %out {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, transpose_b} : memref<36x64xf32>, memref<8x64xf32>, memref<36x8xf32>
+// CHECK-NEXT:    memref.dealloc %k : memref<8x4x4x4xf32>
+// CHECK-NEXT:    func.return
+func.func @source_is_a_view(%k0: memref<8x4x4x4xf32>, %rows: memref<36x64xf32>, %out: memref<36x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %k = memref.alloc() : memref<8x4x4x4xf32>
+  "memref.copy"(%k0, %k) : (memref<8x4x4x4xf32>, memref<8x4x4x4xf32>) -> ()
+  %flat = memref.collapse_shape %k [[0], [1, 2, 3]] : memref<8x4x4x4xf32> into memref<8x64xf32>
+  %kt = memref.alloc() : memref<64x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%flat : memref<8x64xf32>) outs(%kt : memref<64x8xf32>) {
+  ^bb0(%in: f32, %out_: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %k : memref<8x4x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<36x8xf32>)
+  linalg.matmul ins(%rows, %kt : memref<36x64xf32>, memref<64x8xf32>) outs(%out : memref<36x8xf32>)
+  memref.dealloc %kt : memref<64x8xf32>
+  func.return
+}
+
 // dy @ W^T: the transpose_b flag.
 // CHECK-LABEL: func.func @input_gradient
 // CHECK-NEXT:    blas.gemm %dy, %w, %dx {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, transpose_b} : memref<32x40xf32>, memref<48x40xf32>, memref<32x48xf32>

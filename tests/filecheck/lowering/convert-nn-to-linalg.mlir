@@ -743,3 +743,21 @@ func.func @conv_im2col(%x: tensor<8x8x16x16xf32>, %w: tensor<16x8x3x3xf32>) -> t
 // CHECK:         %[[PRODUCT:.*]] = linalg.matmul ins(%[[MATRIX]], %[[COLUMNS]] : tensor<16x72xf32>, tensor<72x2048xf32>)
 // CHECK-NEXT:    %[[BY_IMAGE:.*]] = tensor.expand_shape %[[PRODUCT]] {{\[}}[0 : i64], [1 : i64, 2 : i64, 3 : i64]] output_shape [16, 8, 16, 16] : tensor<16x2048xf32> into tensor<16x8x16x16xf32>
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]{{.*}} ins(%[[BY_IMAGE]] : tensor<16x8x16x16xf32>) outs(%{{.*}} : tensor<8x16x16x16xf32>)
+
+// -----
+
+// A kernel wider than the output (12 > 5, a weight gradient's shape) takes the windows as
+// rows: rows[n, oh, ow, c, kh, kw] (loops in that order, the copy runs along a kernel row),
+// collapsed to (N*OH*OW, C*KH*KW), times the transposed weight matrix, then to NCHW.
+func.func @conv_window_rows(%x: tensor<8x8x16x16xf32>, %w: tensor<16x8x12x12xf32>) -> tensor<8x16x5x5xf32> {
+  %y = nn.conv2d %x, %w stride = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] : (tensor<8x8x16x16xf32>, tensor<16x8x12x12xf32>) -> tensor<8x16x5x5xf32>
+  func.return %y : tensor<8x16x5x5xf32>
+}
+// CHECK-LABEL: func.func @conv_window_rows(
+// CHECK:         %[[WINDOWS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, (d1 + d4), (d2 + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>]{{.*}} ins(%x : tensor<8x8x16x16xf32>) outs(%{{.*}} : tensor<8x5x5x8x12x12xf32>)
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[WINDOWS]] {{.*}} : tensor<8x5x5x8x12x12xf32> into tensor<200x1152xf32>
+// CHECK:         %[[MATRIX:.*]] = tensor.collapse_shape %w {{.*}} : tensor<16x8x12x12xf32> into tensor<16x1152xf32>
+// CHECK:         %[[MATRIX_T:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>]{{.*}} ins(%[[MATRIX]] : tensor<16x1152xf32>) outs(%{{.*}} : tensor<1152x16xf32>)
+// CHECK:         %[[PRODUCT:.*]] = linalg.matmul ins(%[[ROWS]], %[[MATRIX_T]] : tensor<200x1152xf32>, tensor<1152x16xf32>)
+// CHECK-NEXT:    %[[BY_PIXEL:.*]] = tensor.expand_shape %[[PRODUCT]] {{.*}} : tensor<200x16xf32> into tensor<8x5x5x16xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]{{.*}} ins(%[[BY_PIXEL]] : tensor<8x5x5x16xf32>) outs(%{{.*}} : tensor<8x16x5x5xf32>)
