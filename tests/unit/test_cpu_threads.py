@@ -124,3 +124,13 @@ def test_fork_child_runs_serially():
 
 def test_one_thread_setting():
     assert _run_child(False, {"IRGRAD_NUM_THREADS": "1"}) == "1"
+
+
+@pytest.mark.parametrize(("value", "expected"), [("", None), ("x", None), ("0", 1), (" 64 ", 64)])
+def test_spin_setting_is_read_leniently(monkeypatch, value, expected):
+    """$IRGRAD_SPIN empty or malformed means the default, as $IRGRAD_NUM_THREADS does: it
+    must not make the first compiled call raise."""
+    from irgrad.backends.cpu.threads import DEFAULT_SPIN, configured_spin
+
+    monkeypatch.setenv("IRGRAD_SPIN", value)
+    assert configured_spin() == (DEFAULT_SPIN if expected is None else expected)

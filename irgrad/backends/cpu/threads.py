@@ -195,6 +195,15 @@ def configured_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def configured_spin() -> int:
+    """Rounds a parked worker spins before it sleeps: $IRGRAD_SPIN (a positive integer; an
+    empty or malformed value means the default, DEFAULT_SPIN, as for the thread count)."""
+    try:
+        return max(1, int(os.environ.get("IRGRAD_SPIN", "").strip()))
+    except ValueError:
+        return DEFAULT_SPIN
+
+
 def pool_threads() -> int:
     """Threads `irgrad_parallel_for` splits a loop over in this process (1: serial)."""
     install_thread_pool()
@@ -218,7 +227,7 @@ def _install() -> None:
     arch = llvm.get_process_triple().split("-")[0]
     sys_futex = SYS_FUTEX.get(arch) if sys.platform.startswith("linux") else None
     threads = configured_threads() if sys_futex is not None else 1
-    spin = int(os.environ.get("IRGRAD_SPIN", DEFAULT_SPIN))
+    spin = configured_spin()
     libc = ctypes.CDLL(None)
     for name in ("syscall", "sched_yield"):
         llvm.add_symbol("_irgrad_rt_" + name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
