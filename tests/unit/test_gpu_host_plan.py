@@ -176,3 +176,12 @@ def test_large_loops_run_four_points_per_thread_by_default() -> None:
         assert [int(op.operands[0].owner.value.value.data) for op in kernels] == [grid]  # type: ignore[union-attr]
         loads = compiled.ptx.ptx.count("ld.global")
         assert loads == (4 if n == AUTO_MIN_POINTS else 1), compiled.ptx.ptx
+
+
+def test_random_permutation_runs_on_the_gpu_emulator() -> None:
+    """ig.random.permutation (a bitonic sort in an scf.for of gather/select kernels) compiles
+    for the GPU (ptxas where found) and gives the eager permutation."""
+    key = ig.random.key(3)
+    compiled = compile_program(ig.trace(lambda k: ig.random.permutation(k, 50), key))
+    (got,) = compiled.run(key, device=EmulatedDevice(compiled.kernels))
+    np.testing.assert_array_equal(got, ig.random.permutation(key, 50))
