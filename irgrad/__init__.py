@@ -25,6 +25,7 @@ from irgrad.frontend.dtypes import bfloat16, bool_, float16, float32, float64, i
 from irgrad.frontend.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError
 from irgrad.frontend.indexing import getitem as _getitem
 from irgrad.frontend.jit import jit
+from irgrad.frontend.numerics_api import all, any, argmax, argmin, clip, isfinite, isinf, isnan, std, var
 from irgrad.frontend.nn_api import conv2d, log_softmax, logsumexp, max_pool2d, one_hot, softmax
 from irgrad.frontend.numpy_api import (
     abs,
@@ -107,5 +108,5 @@ from irgrad.frontend.transforms import (
 _tensor_methods.install()
 del _getitem
 
-from irgrad import layers, losses, optim  # noqa: E402  (they use the API above)
+from irgrad import layers, losses, mixed_precision, optim  # noqa: E402  (they use the API above)
 from irgrad import random  # noqa: E402  (ig.random, built on the API above)

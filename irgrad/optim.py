@@ -152,3 +152,33 @@ def adam(lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> Ad
 def adamw(lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8, weight_decay: float = 0.01) -> Adam:
     """Adam with decoupled weight decay: `p -= lr * weight_decay * p` beside the Adam step."""
     return Adam(float(lr), float(b1), float(b2), float(eps), float(weight_decay))
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradient clipping
+# ---------------------------------------------------------------------------------------------
+
+
+def global_norm(tree: Any) -> Any:
+    """The 2-norm of all leaves of `tree` taken together, a float32 scalar (float64 when a
+    leaf is float64); half-precision leaves are squared and summed in float32, where their
+    squares neither overflow nor flush to zero."""
+    leaves = ig.tree_leaves(tree)
+    wide = ig.float64 if any(np.dtype(leaf.dtype) == np.float64 for leaf in leaves) else ig.float32
+    total = ig.zeros((), wide)
+    for leaf in leaves:
+        total = total + ig.sum(ig.square(ig.astype(leaf, wide)))
+    return ig.sqrt(total)
+
+
+def clip_by_global_norm(grads: Any, max_norm: float) -> tuple[Any, Any]:
+    """`(grads scaled by max_norm / norm where norm > max_norm, norm)`, norm = global_norm:
+    the direction kept, the length at most max_norm (optax's clip_by_global_norm, PyTorch's
+    clip_grad_norm_). A NaN or inf norm gives NaN gradients, which a finiteness check
+    (ig.mixed_precision.all_finite) then catches: with loss scaling, unscale first, then
+    clip, so that the norm is the true one."""
+    if not max_norm > 0:
+        raise ValueError(f"clip_by_global_norm: max_norm must be positive, got {max_norm}")
+    norm = global_norm(grads)
+    factor = ig.where(norm <= max_norm, 1.0, max_norm / norm)
+    return ig.tree_map(lambda g: g * ig.astype(factor, g.dtype), grads), norm
