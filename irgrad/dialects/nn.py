@@ -1425,6 +1425,137 @@ class MaxPool2DOp(NNOperation):
         return tensor([xs[0], xs[1], h, w], x.get_element_type())
 
 
+def _check_window_geometry(op: NNOperation, kernel: Sequence[int], stride: Sequence[int],
+                           padding: Sequence[int], dilation: Sequence[int]) -> None:  # fmt: skip
+    for name, values, count, least in (
+        ("kernel", kernel, 2, 1), ("stride", stride, 2, 1), ("dilation", dilation, 2, 1), ("padding", padding, 4, 0),
+    ):  # fmt: skip
+        if len(values) != count or min(values, default=least) < least:
+            what = "non-negative integers [top, bottom, left, right]" if name == "padding" else "positive integers"
+            raise op.error(f"{name} must be {count} {what}, got {list(values)}")
+
+
+def im2col_shape(image: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
+                 padding: Sequence[int], dilation: Sequence[int]) -> tuple[list[int], list[int]]:  # fmt: skip
+    """(columns shape [C*KH*KW, N*OH*OW], output size [OH, OW]) of an NCHW image's windows."""
+    n, c, h, w = image
+    oh = conv_output_size(h, kernel[0], stride[0], padding[0], padding[1], dilation[0])
+    ow = conv_output_size(w, kernel[1], stride[1], padding[2], padding[3], dilation[1])
+    return [c * kernel[0] * kernel[1], n * oh * ow], [oh, ow]
+
+
+class WindowsOp(NNOperation, ABC):
+    """Shared by im2col and col2im: the geometry of conv2d's windows (kernel [KH, KW], stride,
+    padding [top, bottom, left, right], dilation) relating an NCHW image to its columns
+    `[C*KH*KW, N*OH*OW]`: row (c, kh, kw), column (n, oh, ow), row-major."""
+
+    kernel = prop_def(DenseArrayBase.constr(i64))
+    stride = prop_def(DenseArrayBase.constr(i64))
+    padding = prop_def(DenseArrayBase.constr(i64))
+    dilation = prop_def(DenseArrayBase.constr(i64))
+
+    def geometry(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """(kernel, stride, padding, dilation) as lists."""
+        return tuple(list(_ints(a)) for a in (self.kernel, self.stride, self.padding, self.dilation))  # type: ignore[return-value]
+
+    @staticmethod
+    def geometry_properties(kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+                            dilation: Sequence[int]) -> dict[str, Attribute]:  # fmt: skip
+        return {
+            "kernel": _i64_array(kernel),
+            "stride": _i64_array(stride),
+            "padding": _i64_array(padding),
+            "dilation": _i64_array(dilation),
+        }
+
+    def check_image(self, image: TensorType, what: str) -> list[int]:
+        """The columns shape of `image` (the op's `what`), after checking both."""
+        _check_float(self, image, what)
+        if len(image.get_shape()) != 4:
+            raise self.error(f"{what} must be 4-D (NCHW), got {shape_str(image)}")
+        kernel, stride, padding, dilation = self.geometry()
+        _check_window_geometry(self, kernel, stride, padding, dilation)
+        columns, (oh, ow) = im2col_shape(image.get_shape(), kernel, stride, padding, dilation)
+        if oh < 1 or ow < 1:
+            raise self.error(
+                f"kernel {kernel} (dilation {dilation}) is larger than the padded {what} {shape_str(image)}"
+            )
+        return columns
+
+
+@irdl_op_definition
+class Im2ColOp(WindowsOp):
+    """The windows of conv2d as a matrix: `cols[(c, kh, kw), (n, oh, ow)] =
+    xp[n, c, oh*sh + kh*dh, ow*sw + kw*dw]`, xp the zero-padded input. conv2d(x, w) is then
+    `reshape(w, [O, C*KH*KW]) @ cols`, reshaped to [O, N, OH, OW] and transposed to NCHW.
+
+    `%c = nn.im2col %x kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<2x3x8x8xf32> -> tensor<27x128xf32>`
+    """
+
+    name = "nn.im2col"
+    input = operand_def(AnyTensorTypeConstr)
+    result = result_def(AnyTensorTypeConstr)
+    assembly_format = (
+        "$input `kernel` `=` $kernel `stride` `=` $stride `padding` `=` $padding `dilation` `=` $dilation "
+        "attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def __init__(self, input: Value, kernel: Sequence[int], stride: Sequence[int] = (1, 1),
+                 padding: Sequence[int] = (0, 0, 0, 0), dilation: Sequence[int] = (1, 1)):  # fmt: skip
+        x = cast(TensorType, _type_of(input))
+        columns, _ = im2col_shape(x.get_shape(), kernel, stride, padding, dilation)
+        super().__init__(
+            operands=[input],
+            properties=self.geometry_properties(kernel, stride, padding, dilation),
+            result_types=[tensor(columns, x.get_element_type())],
+        )
+
+    def expected_result_type(self) -> Attribute:
+        x = cast(TensorType, self.input.type)
+        return tensor(self.check_image(x, "input"), x.get_element_type())
+
+
+@irdl_op_definition
+class Col2ImOp(WindowsOp):
+    """The transpose of im2col: every column entry added back into the image position it was
+    read from (overlapping windows sum; padding positions are dropped). The result type names
+    the image's shape [N, C, H, W]. It is im2col's VJP, and im2col is its.
+
+    `%x = nn.col2im %c kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<27x128xf32> -> tensor<2x3x8x8xf32>`
+    """
+
+    name = "nn.col2im"
+    input = operand_def(AnyTensorTypeConstr)
+    result = result_def(AnyTensorTypeConstr)
+    assembly_format = (
+        "$input `kernel` `=` $kernel `stride` `=` $stride `padding` `=` $padding `dilation` `=` $dilation "
+        "attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def __init__(self, input: Value, image_shape: Sequence[int], kernel: Sequence[int],
+                 stride: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
+                 dilation: Sequence[int] = (1, 1)):  # fmt: skip
+        cols = cast(TensorType, _type_of(input))
+        super().__init__(
+            operands=[input],
+            properties=self.geometry_properties(kernel, stride, padding, dilation),
+            result_types=[tensor(list(image_shape), cols.get_element_type())],
+        )
+
+    def expected_result_type(self) -> Attribute:
+        cols, image = cast(TensorType, self.input.type), cast(TensorType, self.result.type)
+        _check_float(self, cols, "input")
+        if cols.get_element_type() != image.get_element_type():
+            raise self.error(f"element types differ: input {cols}, result {image}")
+        columns = self.check_image(image, "result")
+        if list(cols.get_shape()) != columns:
+            raise self.error(
+                f"input {shape_str(cols)} is not the columns of a {shape_str(image)} image: expected "
+                f"{'x'.join(map(str, columns))}"
+            )
+        return image
+
+
 def gather_shape(operand: Sequence[int], indices: Sequence[int], axis: int) -> list[int]:
     return [*operand[:axis], *indices, *operand[axis + 1 :]]
 
@@ -1567,6 +1698,8 @@ NN = Dialect(
         MatmulOp,
         Conv2DOp,
         MaxPool2DOp,
+        Im2ColOp,
+        Col2ImOp,
         GatherOp,
         ScatterAddOp,
     ],

@@ -285,6 +285,7 @@ register_pass(
     lazy("irgrad.transforms.runtime_verification", "GenerateRuntimeVerificationPass"),
 )
 register_pass("set-fastmath", lazy("irgrad.transforms.set_fastmath", "SetFastMathPass"))
+register_pass("nn-conv2d-to-im2col", lazy("irgrad.transforms.conv2d_to_im2col", "Conv2DToIm2ColPass"))
 register_pass("scf-split-reductions", lazy("irgrad.transforms.split_reductions", "SplitReductionsPass"))
 register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"))
 register_pass("bufferize", lazy("irgrad.lowering.bufferize", "BufferizePass"))

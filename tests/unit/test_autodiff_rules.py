@@ -173,6 +173,13 @@ CASES = [
     Case("conv2d_all", [T(2, 2, 8, 9), T(3, 2, 3, 2)], conv((2, 3), (1, 0, 2, 1), (2, 1))),
     Case("conv2d_kernel1_stride2", [T(1, 2, 6, 5), T(2, 2, 1, 1)], conv((2, 2))),
     Case("conv2d_big_padding", [T(1, 1, 3, 4), T(2, 1, 2, 2)], conv((1, 2), (3, 2, 0, 3))),
+    Case("im2col", [T(2, 3, 5, 5)], lambda e, x: e(nn.Im2ColOp(x, [3, 3], [1, 1], [1, 1, 1, 1]))),
+    Case("im2col_all", [T(1, 2, 8, 7)], lambda e, x: e(nn.Im2ColOp(x, [3, 2], [2, 1], [1, 0, 2, 1], [2, 2]))),
+    Case("col2im", [T(27, 50)], lambda e, c: e(nn.Col2ImOp(c, [2, 3, 5, 5], [3, 3], [1, 1], [1, 1, 1, 1]))),
+    Case(
+        "col2im_all", [T(12, 24)],
+        lambda e, c: e(nn.Col2ImOp(c, [1, 2, 8, 7], [3, 2], [2, 1], [1, 0, 2, 1], [2, 2])),
+    ),
     Case("max_pool2d", [T(1, 2, 4, 6, gen=distinct((1, 2, 4, 6)))], pool([2, 2])),
     Case("max_pool2d_overlap", [T(2, 1, 5, 5, gen=distinct((2, 1, 5, 5)))], pool([3, 3], [1, 1], (1, 1, 1, 1))),
     Case("max_pool2d_strided", [T(1, 1, 7, 6, gen=distinct((1, 1, 7, 6)))], pool([3, 2], [2, 3], (1, 0, 0, 1))),

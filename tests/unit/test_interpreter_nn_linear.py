@@ -175,3 +175,45 @@ def test_max_pool2d_bf16():
     x = rng(5).standard_normal((1, 2, 4, 4)).astype(BF16)
     y = run1(lambda a: nn.MaxPool2DOp(a, (2, 2), None, (0, 0, 0, 0)), x)
     assert_same(y, naive_max_pool(x.astype(np.float32), (2, 2), (2, 2), (0, 0, 0, 0)).astype(BF16))
+
+
+# ---------------------------------------------------------------------------------------------
+# im2col / col2im
+# ---------------------------------------------------------------------------------------------
+
+WINDOWS = [
+    # (input shape, kernel, stride, padding, dilation)
+    ((2, 3, 6, 5), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+    ((1, 2, 9, 8), (2, 3), (2, 1), (0, 2, 1, 0), (2, 1)),
+]
+
+
+def naive_im2col(x, kernel, stride, padding, dilation):
+    """Entry (c, kh, kw), (n, oh, ow) read from the zero-padded input, by the op definition."""
+    top, bottom, left, right = padding
+    xp = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    n, c = x.shape[:2]
+    oh = (xp.shape[2] - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+    ow = (xp.shape[3] - dilation[1] * (kernel[1] - 1) - 1) // stride[1] + 1
+    cols = np.zeros((c, kernel[0], kernel[1], n, oh, ow), x.dtype)
+    for ci, i, j, ni, a, b in itertools.product(range(c), range(kernel[0]), range(kernel[1]), range(n), range(oh), range(ow)):
+        cols[ci, i, j, ni, a, b] = xp[ni, ci, a * stride[0] + i * dilation[0], b * stride[1] + j * dilation[1]]
+    return cols.reshape(c * kernel[0] * kernel[1], n * oh * ow)
+
+
+@pytest.mark.parametrize("case", range(len(WINDOWS)))
+def test_im2col_is_the_window_matrix_and_col2im_its_transpose(case):
+    shape, kernel, stride, padding, dilation = WINDOWS[case]
+    g = rng(case)
+    x = g.standard_normal(shape)
+    (cols,) = run_ops(lambda v: nn.Im2ColOp(v, kernel, stride, padding, dilation), x)
+    assert_same(cols, naive_im2col(x, kernel, stride, padding, dilation))
+    # col2im is im2col's transpose: <im2col(x), c> == <x, col2im(c)> for every x and c.
+    c = g.standard_normal(cols.shape)
+    (back,) = run_ops(lambda v: nn.Col2ImOp(v, shape, kernel, stride, padding, dilation), c)
+    np.testing.assert_allclose(np.sum(cols * c), np.sum(x * back), rtol=1e-12)
+    # conv2d is the weight matrix times the window matrix.
+    w = g.standard_normal((4, shape[1], *kernel))
+    (conv,) = run_ops(lambda v, k: nn.Conv2DOp(v, k, stride, padding, dilation), x, w)
+    via = (w.reshape(4, -1) @ cols).reshape(4, shape[0], *conv.shape[2:]).transpose(1, 0, 2, 3)
+    np.testing.assert_allclose(via, conv, rtol=1e-12, atol=1e-12)

@@ -403,6 +403,25 @@ def linear_cases() -> list[Case]:
                     exact=False,
                 )
             )
+    for k, (xs, ws, stride, padding, dilation) in enumerate(CONVS):
+        kernel = ws[2:]
+        columns, _ = nn.im2col_shape(xs, kernel, stride, padding, dilation)
+        for dtype in [F32, F64, F16]:
+            cases.append(
+                Case(
+                    f"im2col-{k}-{dtype_id(dtype)}",
+                    lambda x, kk=kernel, s=stride, p=padding, d=dilation: nn.Im2ColOp(x, kk, s, p, d),
+                    [values(xs, dtype, seed=38, special=True)],
+                )
+            )
+            # The additions of overlapping windows run in the interpreter's order: bitwise equal.
+            cases.append(
+                Case(
+                    f"col2im-{k}-{dtype_id(dtype)}",
+                    lambda c, i=xs, kk=kernel, s=stride, p=padding, d=dilation: nn.Col2ImOp(c, i, kk, s, p, d),
+                    [values(columns, dtype, seed=39)],
+                )
+            )
     for k, (xs, kernel, stride, padding) in enumerate(POOLS):
         for dtype in [F32, BF16]:
             cases.append(
@@ -448,6 +467,8 @@ def test_every_nn_op_has_a_case() -> None:
         "matmul": "nn.matmul",
         "conv2d": "nn.conv2d",
         "max_pool2d": "nn.max_pool2d",
+        "im2col": "nn.im2col",
+        "col2im": "nn.col2im",
     }
     covered = {aliases.get(name, name) for name in covered}
     missing = {op.name for op in NN.operations} - covered
@@ -562,7 +583,7 @@ def test_contract_checker_wants_destination_passing_style() -> None:
 
 
 def test_pipelines_name_the_linalg_stage() -> None:
-    assert STAGES["linalg"] == "autodiff,symbol-dce,canonicalize,cse,dce,convert-nn-to-linalg"
+    assert STAGES["linalg"] == "nn-conv2d-to-im2col,autodiff,symbol-dce,canonicalize,cse,dce,convert-nn-to-linalg"
     module = build([tensor_type_for(values((2,), F32))], nn.SigmoidOp)
     assert lower(module, "linalg") is module
     assert_stage_linalg(module)

@@ -56,6 +56,7 @@ from irgrad.dialects.nn import (
     ConcatenateOp,
     ConstantOp,
     ConvertOp,
+    Col2ImOp,
     Conv2DOp,
     CosOp,
     DivOp,
@@ -64,6 +65,7 @@ from irgrad.dialects.nn import (
     ExpOp,
     FullOp,
     GatherOp,
+    Im2ColOp,
     IotaOp,
     LogOp,
     MatmulOp,
@@ -288,6 +290,16 @@ INFERRED: list[Inferred] = [
         "max_pool2d_padded", (T(2, 1, 5, 5, element=f64),),
         lambda a: MaxPool2DOp(a[0], [2, 3], [2, 1], [1, 0, 0, 2]), T(2, 1, 3, 5, element=f64),
     ),
+    Inferred(
+        "im2col", (T(2, 3, 8, 8),), lambda a: Im2ColOp(a[0], [3, 3], [1, 1], [1, 1, 1, 1]), T(27, 128),
+    ),
+    Inferred(
+        "im2col_strided_dilated", (T(2, 1, 9, 7, element=f16),),
+        lambda a: Im2ColOp(a[0], [2, 3], [2, 1], [0, 1, 2, 0], [2, 1]), T(6, 2 * 4 * 7, element=f16),
+    ),
+    Inferred(
+        "col2im", (T(27, 128),), lambda a: Col2ImOp(a[0], [2, 3, 8, 8], [3, 3], [1, 1], [1, 1, 1, 1]), T(2, 3, 8, 8),
+    ),
     Inferred("gather", (T(5, 3), T(4, element=i32)), lambda a: GatherOp(a[0], a[1], 0), T(4, 3)),
     Inferred("gather_inner", (T(5, 3), T(2, 2, element=i64)), lambda a: GatherOp(a[0], a[1], 1), T(5, 2, 2)),
     Inferred("gather_scalar_index", (T(5, 3), T(element=i32)), lambda a: GatherOp(a[0], a[1], 0), T(3)),
@@ -309,7 +321,7 @@ def test_every_op_has_a_builder_case() -> None:
     built = {type(build(c.arg_types, c.make)[1]) for c in INFERRED}
     missing = {op.name for op in NN.operations} - {op.name for op in built}
     assert not missing, f"no builder case for {sorted(missing)}"
-    assert len(list(NN.operations)) == 46
+    assert len(list(NN.operations)) == 48
 
 
 # ---------------------------------------------------------------------------------------------

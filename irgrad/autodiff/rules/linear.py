@@ -1,4 +1,5 @@
-"""Rules for contractions: matmul (2-D and batched) and conv2d (any stride, padding, dilation).
+"""Rules for contractions: matmul (2-D and batched), conv2d (any stride, padding, dilation), and the
+window matrices of conv2d, im2col and col2im (linear maps, each the transpose of the other).
 
 Both are bilinear (JAX's `defbilinear`): the JVP is op(tx, y) + op(x, ty) and each VJP is the op's
 transpose in one argument, written with the same op family so the result stays differentiable.
@@ -142,3 +143,32 @@ def _conv2d_jvp(b: RuleBuilder, op: Operation, t_input: T, t_weight: T) -> Tange
         b.conv2d(t_input, conv.weight, stride, padding, dilation) if t_input is not None else None,
         b.conv2d(conv.input, t_weight, stride, padding, dilation) if t_weight is not None else None,
     )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# im2col / col2im: linear, each the other's transpose
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _windows(op: Operation) -> tuple[list[int], list[int], list[int], list[int]]:
+    return cast(nn.WindowsOp, op).geometry()
+
+
+@vjp_rule(nn.Im2ColOp)
+def _im2col_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
+    return [b.value(nn.Col2ImOp(ct, shape_of(op.operands[0]), *_windows(op)))]
+
+
+@jvp_rule(nn.Im2ColOp)
+def _im2col_jvp(b: RuleBuilder, op: Operation, t: T) -> Tangent:
+    return b.value(nn.Im2ColOp(t, *_windows(op))) if t is not None else None
+
+
+@vjp_rule(nn.Col2ImOp)
+def _col2im_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
+    return [b.value(nn.Im2ColOp(ct, *_windows(op)))]
+
+
+@jvp_rule(nn.Col2ImOp)
+def _col2im_jvp(b: RuleBuilder, op: Operation, t: T) -> Tangent:
+    return b.value(nn.Col2ImOp(t, shape_of(op.results[0]), *_windows(op))) if t is not None else None

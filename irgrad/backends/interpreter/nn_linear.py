@@ -61,6 +61,34 @@ def conv2d(
     return np.transpose(out, (0, 3, 1, 2))
 
 
+def im2col(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+           dilation: Sequence[int], out_hw: Sequence[int]) -> np.ndarray:  # fmt: skip
+    """`nn.im2col`: rows (c, kh, kw), columns (n, oh, ow) of the zero-padded windows."""
+    n, c = x.shape[:2]
+    view = windows(pad_hw(x, padding, 0), out_hw, kernel, stride, dilation)  # N, C, OH, OW, KH, KW
+    return np.ascontiguousarray(view.transpose(1, 4, 5, 0, 2, 3)).reshape(
+        c * kernel[0] * kernel[1], n * out_hw[0] * out_hw[1]
+    )
+
+
+def col2im(cols: np.ndarray, image: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
+           padding: Sequence[int], dilation: Sequence[int], out_hw: Sequence[int]) -> np.ndarray:  # fmt: skip
+    """`nn.col2im`: each window's entries added back where im2col read them, window offset
+    (kh, kw) by window offset in row-major order (the order the compiled code adds in too),
+    then the padding cut away."""
+    n, c, h, w = image
+    top, bottom, left, right = padding
+    oh, ow = out_hw
+    blocks = cols.reshape(c, kernel[0], kernel[1], n, oh, ow)
+    padded = np.zeros((n, c, h + top + bottom, w + left + right), cols.dtype)
+    for kh in range(kernel[0]):
+        for kw in range(kernel[1]):
+            rows = slice(kh * dilation[0], kh * dilation[0] + stride[0] * (oh - 1) + 1, stride[0])
+            columns = slice(kw * dilation[1], kw * dilation[1] + stride[1] * (ow - 1) + 1, stride[1])
+            padded[:, :, rows, columns] += blocks[:, kh, kw].transpose(1, 0, 2, 3)
+    return np.ascontiguousarray(padded[:, :, top : top + h, left : left + w])
+
+
 @register_impls
 class NNLinearFunctions(InterpreterFunctions):
     @numpy_impl(nn.MatmulOp)
@@ -87,3 +115,22 @@ class NNLinearFunctions(InterpreterFunctions):
         padded = pad_hw(x, padding, -np.inf)
         view = windows(padded, out_hw, kernel, stride, (1, 1))
         return (numerics.reduce_extremum(view, (4, 5), keepdims=False, want_max=True),)
+
+    @numpy_impl(nn.Im2ColOp)
+    def run_im2col(self, interpreter: Interpreter, op: nn.Im2ColOp, args: PythonValues):
+        (x,) = args
+        kernel, stride, padding, dilation = op.geometry()
+        _, out_hw = nn.im2col_shape(x.shape, kernel, stride, padding, dilation)
+        return (im2col(x, kernel, stride, padding, dilation, out_hw),)
+
+    @numpy_impl(nn.Col2ImOp)
+    def run_col2im(self, interpreter: Interpreter, op: nn.Col2ImOp, args: PythonValues):
+        (cols,) = args
+        image = result_shape(op)
+        kernel, stride, padding, dilation = op.geometry()
+        _, out_hw = nn.im2col_shape(image, kernel, stride, padding, dilation)
+
+        def run(cols: np.ndarray) -> np.ndarray:
+            return col2im(cols, image, kernel, stride, padding, dilation, out_hw)
+
+        return (numerics.via_compute_dtype(run, cols),)

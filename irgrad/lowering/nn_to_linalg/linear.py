@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, cast
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -123,6 +123,27 @@ IM2COL_MAX_ELEMENTS = 1 << 26
 """Largest window tensor (256 MiB of f32) an im2col may materialize."""
 
 
+def im2col_columns(
+    b: Emitter, x: SSAValue, kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int],
+    out_hw: Sequence[int], t: Attribute,
+) -> SSAValue:  # fmt: skip
+    """The windows of padded `x` as `(C*KH*KW, N*OH*OW)`: a copy generic into
+    `cols[c, kh, kw, n, oh, ow]` (loops in that order), collapsed."""
+    n_, c_, _, _ = tensor_type(x).get_shape()
+    (kh_, kw_), (oh_, ow_) = kernel, out_hw
+    c, kh, kw, n, oh, ow = dims(range(6))
+    (cols,) = generic(
+        b,
+        [x],
+        [affine_map(6, [n, c, oh * stride[0] + kh * dilation[0], ow * stride[1] + kw * dilation[1]])],
+        [empty(b, [c_, kh_, kw_, n_, oh_, ow_], t)],
+        [affine_map(6, [c, kh, kw, n, oh, ow])],
+        [PARALLEL] * 6,
+        _copy,
+    )
+    return collapse(b, cols, [c_ * kh_ * kw_, n_ * oh_ * ow_], [[0, 1, 2], [3, 4, 5]])
+
+
 def im2col_conv(
     b: Emitter, x: SSAValue, weight: SSAValue, out_shape: Sequence[int],
     stride: Sequence[int], dilation: Sequence[int], t: Attribute,
@@ -137,17 +158,7 @@ def im2col_conv(
         return None
     if kw_ > ow_:
         return _window_rows_conv(b, x, weight, out_shape, stride, dilation, t)
-    c, kh, kw, n, oh, ow = dims(range(6))
-    (cols,) = generic(
-        b,
-        [x],
-        [affine_map(6, [n, c, oh * stride[0] + kh * dilation[0], ow * stride[1] + kw * dilation[1]])],
-        [empty(b, [c_, kh_, kw_, n_, oh_, ow_], t)],
-        [affine_map(6, [c, kh, kw, n, oh, ow])],
-        [PARALLEL] * 6,
-        _copy,
-    )
-    columns = collapse(b, cols, [ckk, columns_n], [[0, 1, 2], [3, 4, 5]])
+    columns = im2col_columns(b, x, (kh_, kw_), stride, dilation, (oh_, ow_), t)
     matrix = collapse(b, weight, [o_, ckk], [[0], [1, 2, 3]])
     product = b(linalg.MatmulOp([matrix, columns], [filled_constant(b, 0.0, [o_, columns_n], t)]))
     by_image = expand(b, product, [o_, n_, oh_, ow_], [[0], [1, 2, 3]])
@@ -244,6 +255,68 @@ class Conv2DPattern(LoweringPattern):
         return convert_float_tensor(b, result, t) if acc_t != t else result
 
 
-def populate_linear_patterns(patterns: list[RewritePattern]) -> None:
-    patterns.extend([MatmulPattern(), Conv2DPattern()])
+class Im2ColPattern(LoweringPattern):
+    """`nn.im2col`: the zero padding (a fill and an insert_slice), then `im2col_columns`."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (nn.Im2ColOp,)
+
+    def lower(self, b: Emitter, op: Operation) -> SSAValue:
+        op = cast(nn.Im2ColOp, op)
+        t = element_of(op.input)
+        kernel, stride, padding, dilation = op.geometry()
+        top, bottom, left, right = padding
+        x = pad_with(b, op.input, constant(b, 0.0, t), [0, 0, top, left], [0, 0, bottom, right])
+        _, out_hw = nn.im2col_shape(tensor_type(op.input).get_shape(), kernel, stride, padding, dilation)
+        return im2col_columns(b, x, kernel, stride, dilation, out_hw, t)
+
+
+class Col2ImPattern(LoweringPattern):
+    """`nn.col2im`: a zero padded image, then for each window offset (kh, kw) in row-major
+    order the strided window of the image it covers (`tensor.extract_slice`, strides = the
+    conv's) plus that offset's block of columns (a generic), inserted back; last the padding
+    cut away. The
+    additions happen in the interpreter's order, so the bits agree; f16/bf16 add in f32
+    and round once."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (nn.Col2ImOp,)
+
+    def lower(self, b: Emitter, op: Operation) -> SSAValue:
+        op = cast(nn.Col2ImOp, op)
+        t = element_of(op.input)
+        acc_t = compute_type(t)
+        kernel, stride, padding, dilation = op.geometry()
+        image = list(tensor_type(op.result).get_shape())
+        n_, c_, h_, w_ = image
+        top, bottom, left, right = padding
+        _, (oh_, ow_) = nn.im2col_shape(image, kernel, stride, padding, dilation)
+        cols = convert_float_tensor(b, op.input, acc_t) if acc_t != t else op.input
+        blocks = expand(b, cols, [c_, kernel[0], kernel[1], n_, oh_, ow_], [[0, 1, 2], [3, 4, 5]])
+        acc = filled_constant(b, 0.0, [n_, c_, h_ + top + bottom, w_ + left + right], acc_t)
+        n, c, oh, ow = dims(range(4))
+        sizes, strides = [n_, c_, oh_, ow_], [1, 1, stride[0], stride[1]]
+        window_t = TensorType(acc_t, sizes)
+        for kh in range(kernel[0]):
+            for kw in range(kernel[1]):
+                offsets = [0, 0, kh * dilation[0], kw * dilation[1]]
+                window = b(tensor.ExtractSliceOp(acc, offsets, sizes, strides, window_t))
+                (summed,) = generic(
+                    b,
+                    [window, blocks],
+                    [affine_map(4, [n, c, oh, ow]), affine_map(4, [c, kh, kw, n, oh, ow])],
+                    [empty(b, sizes, acc_t)],
+                    [affine_map(4, [n, c, oh, ow])],
+                    [PARALLEL] * 4,
+                    _accumulate,
+                )
+                acc = b(tensor.InsertSliceOp.get(summed, acc, sizes, offsets, strides, result_type=acc.type))
+        if any(padding):
+            acc = b(tensor.ExtractSliceOp(acc, [0, 0, top, left], image, [1, 1, 1, 1], TensorType(acc_t, image)))
+        return convert_float_tensor(b, acc, t) if acc_t != t else acc
+
+
+def _accumulate(e: Emitter, partial: SSAValue, v: SSAValue, _out: SSAValue) -> list[SSAValue]:
+    return [e(arith.AddfOp(partial, v))]
+
+
+def populate_linear_patterns(patterns: list[RewritePattern]) -> None:
+    patterns.extend([MatmulPattern(), Conv2DPattern(), Im2ColPattern(), Col2ImPattern()])

@@ -985,6 +985,42 @@ func.func @conv2d_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 // -----
 
+// nn.im2col's result is the window matrix of its input.
+// CHECK: error: 'nn.im2col' op result type tensor<27x100xf32> does not match the inferred type tensor<27x128xf32>
+func.func @im2col_shape(%x: tensor<2x3x8x8xf32>) {
+  %0 = nn.im2col %x kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<2x3x8x8xf32> -> tensor<27x100xf32>
+  func.return
+}
+
+// -----
+
+// nn.im2col's kernel must fit the padded input.
+// CHECK: error: 'nn.im2col' op kernel [5, 5] (dilation [2, 2]) is larger than the padded input 1x1x4x4
+func.func @im2col_kernel(%x: tensor<1x1x4x4xf32>) {
+  %0 = "nn.im2col"(%x) <{kernel = array<i64: 5, 5>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 2, 2>}> : (tensor<1x1x4x4xf32>) -> tensor<25x1xf32>
+  func.return
+}
+
+// -----
+
+// nn.col2im's input must be the window matrix of its result.
+// CHECK: error: 'nn.col2im' op input 27x100 is not the columns of a 2x3x8x8 image: expected 27x128
+func.func @col2im_shape(%c: tensor<27x100xf32>) {
+  %0 = nn.col2im %c kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<27x100xf32> -> tensor<2x3x8x8xf32>
+  func.return
+}
+
+// -----
+
+// nn.col2im's geometry: strides are positive.
+// CHECK: error: 'nn.col2im' op stride must be 2 positive integers, got [1, 0]
+func.func @col2im_stride(%c: tensor<27x128xf32>) {
+  %0 = nn.col2im %c kernel = [3, 3] stride = [1, 0] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<27x128xf32> -> tensor<2x3x8x8xf32>
+  func.return
+}
+
+// -----
+
 // nn.max_pool2d's input is NCHW.
 // CHECK: error: 'nn.max_pool2d' op input must be 4-D (NCHW), got 3x8x8
 func.func @max_pool2d_rank(%x: tensor<3x8x8xf32>) {

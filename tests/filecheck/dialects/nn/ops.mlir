@@ -421,6 +421,19 @@ func.func @max_pool2d(%x: tensor<1x3x8x8xf32>, %y: tensor<2x1x5x5xf64>) {
   func.return
 }
 
+// im2col: rows (c, kh, kw), columns (n, oh, ow); col2im, its transpose, names the image in
+// its result type.
+// CHECK-LABEL: func.func @windows(
+// CHECK-NEXT:    %{{.*}} = nn.im2col %{{.*}} kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<2x3x8x8xf32> -> tensor<27x128xf32>
+// CHECK-NEXT:    %{{.*}} = nn.col2im %{{.*}} kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<27x128xf32> -> tensor<2x3x8x8xf32>
+// CHECK-NEXT:    %{{.*}} = nn.im2col %{{.*}} kernel = [2, 3] stride = [2, 1] padding = [1, 0, 2, 1] dilation = [2, 2] : tensor<1x2x8x7xf64> -> tensor<12x24xf64>
+func.func @windows(%x: tensor<2x3x8x8xf32>, %y: tensor<1x2x8x7xf64>) {
+  %c = nn.im2col %x kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<2x3x8x8xf32> -> tensor<27x128xf32>
+  %i = nn.col2im %c kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<27x128xf32> -> tensor<2x3x8x8xf32>
+  %d = nn.im2col %y kernel = [2, 3] stride = [2, 1] padding = [1, 0, 2, 1] dilation = [2, 2] : tensor<1x2x8x7xf64> -> tensor<12x24xf64>
+  func.return
+}
+
 // Index tensors of rank 0, 1 and 2, i32 and i64, on the first and on an inner axis.
 // CHECK-LABEL: func.func @gather(
 // CHECK-SAME:      %[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<4xi32>, %[[J:.*]]: tensor<2x2xi64>, %[[S:.*]]: tensor<i32>
