@@ -19,3 +19,17 @@ def test_example_runs(script):
     )
     assert result.returncode == 0, result.stderr
     assert "func.func" in result.stdout  # each example prints its traced IR
+
+
+def test_mixed_precision_example_skips_overflow_and_trains():
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "mixed_precision.py")],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    skipped = int(lines[-1].split()[1])
+    assert skipped >= 9  # 2^24 down to 2^15, where the scaled gradients fit in float16
+    last = lines[-2].split()
+    loss16, loss32 = float(last[4]), float(last[7])
+    assert loss16 < 0.05 and loss32 < 0.05, result.stdout
