@@ -20,6 +20,8 @@ from irgrad.frontend.bitwise_api import (
     right_shift,
 )
 from irgrad.frontend.check_grads import GradientCheckError, check_grads
+from irgrad.frontend.debugging import debug_nans
+from irgrad.diagnostics import NaNError
 from irgrad.frontend.control_flow import cond, fori_loop, while_loop
 from irgrad.frontend.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
 from irgrad.frontend.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError

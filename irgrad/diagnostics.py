@@ -171,6 +171,11 @@ class IrgradError(DiagnosticException):
         return self.format()
 
 
+class NaNError(IrgradError, FloatingPointError):
+    """An op made a NaN (or an infinity) from operands without one: raised, at the op, by the
+    interpreter's NaN check (irgrad/backends/interpreter/nan_checks.py, `ig.debug_nans`)."""
+
+
 class IRParseError(IrgradError):
     """The input text is not valid IR (syntax error, unknown op, type or attribute)."""
 

@@ -149,6 +149,17 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", metavar="OUT.npz", help="save results as result0, result1, ...")
     parser.add_argument("--backend", choices=BACKENDS, default="interp", help="interp (the reference interpreter, default), cpu (compiled by LLVM) or gpu (PTX run through pycuda on an NVIDIA GPU)")
     parser.add_argument(
+        "--debug-nans",
+        action="store_true",
+        help="interp backend: stop at the first op that makes a NaN from operands without one, "
+        "an error at that op's location",
+    )
+    parser.add_argument(
+        "--debug-infs",
+        action="store_true",
+        help="with --debug-nans semantics, for infinities too",
+    )
+    parser.add_argument(
         "--no-runtime-checks",
         dest="runtime_checks",
         action="store_false",
@@ -163,6 +174,8 @@ def run(argv: Sequence[str] | None) -> int:
     module, sources = load_module(args.file)
     func = choose_entry(module, args.entry)
     inputs = load_inputs(args.input, func)
+    if (args.debug_nans or args.debug_infs) and args.backend != "interp":
+        raise RunError(f"--debug-nans and --debug-infs run on the reference interpreter (--backend interp), not {args.backend}")
     try:
         if args.backend == "cpu":
             results = run_on_cpu(module, func, inputs, runtime_checks=args.runtime_checks)
@@ -170,8 +183,10 @@ def run(argv: Sequence[str] | None) -> int:
             results = run_on_gpu(module, func, inputs)
         else:
             from irgrad.backends.interpreter import run_function
+            from irgrad.backends.interpreter.nan_checks import NaNChecker
 
-            results = run_function(module, func.sym_name.data, inputs)
+            checks = [NaNChecker(infs=args.debug_infs)] if args.debug_nans or args.debug_infs else []
+            results = run_function(module, func.sym_name.data, inputs, checks)
     except IrgradError as err:
         err.sources = err.sources or sources
         raise

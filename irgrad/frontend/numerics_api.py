@@ -112,7 +112,7 @@ def all(x: Any, axis: Axis = None, keepdims: bool = False) -> Tracer:  # noqa: A
     """Whether every element (along `axis`) is true (nonzero); true over no elements."""
     t = lift(x)
     axes = normalize_axes("all", axis, t.ndim)
-    if any_empty(t, axes):
+    if _any_empty(t, axes):
         return full(_reduced_shape(t.shape, axes, keepdims), True, dtypes.bool_)
     return _bool_reduce("all", nn.ReduceMinOp, t, axis, keepdims)
 
@@ -122,12 +122,12 @@ def any(x: Any, axis: Axis = None, keepdims: bool = False) -> Tracer:  # noqa: A
     """Whether some element (along `axis`) is true (nonzero); false over no elements."""
     t = lift(x)
     axes = normalize_axes("any", axis, t.ndim)
-    if any_empty(t, axes):
+    if _any_empty(t, axes):
         return full(_reduced_shape(t.shape, axes, keepdims), False, dtypes.bool_)
     return _bool_reduce("any", nn.ReduceMaxOp, t, axis, keepdims)
 
 
-def any_empty(t: Tracer, axes: list[int]) -> bool:
+def _any_empty(t: Tracer, axes: list[int]) -> bool:
     return bool(np.any([t.shape[a] == 0 for a in axes]))
 
 

@@ -412,6 +412,11 @@ class Program:
         return self._expanded
 
     def __call__(self, *args: Any) -> Any:
+        return self.call_with_listeners((), *args)
+
+    def call_with_listeners(self, listeners: Sequence[Any], *args: Any) -> Any:
+        """Run on the reference interpreter with `listeners` watching every op (see
+        irgrad/backends/interpreter/nan_checks.py for one)."""
         from irgrad.backends.interpreter import run_function
 
         leaves, tree = tree_flatten(list(args))
@@ -421,7 +426,7 @@ class Program:
                 f"for {self.traced.in_tree!r}"
             )
         inputs = [_as_input(x, a) for x, a in zip(leaves, self.in_avals)]
-        results = run_function(self.executable_module(), self.entry, inputs)
+        results = run_function(self.executable_module(), self.entry, inputs, listeners)
         outs = [np.asarray(r) for r in results]
         return tree_unflatten(self.traced.out_tree, outs)
 

@@ -285,6 +285,7 @@ class custom_vjp:
         self.fn = fn
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
+        self._in_fwd = 0
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
         self.fwd, self.bwd = fwd, bwd
@@ -292,6 +293,9 @@ class custom_vjp:
     def __call__(self, *args: Any) -> Any:
         if self.fwd is None or self.bwd is None:
             raise TypeError(f"custom_vjp function {function_name(self.fn)} has no rule: call .defvjp(fwd, bwd)")
+        if self._in_fwd:
+            # `f(x)` inside f's own fwd rule (the documented pattern) is the primal function.
+            return self.fn(*args)
         return _eager_capable(self._staged)(*args)
 
     def _staged(self, *args: Any) -> Any:
@@ -312,7 +316,11 @@ class custom_vjp:
             residual_tree.append(res_tree)
             return (*out_leaves, *res_leaves)
 
-        fwd = _trace_child(fwd_flat, args, name=f"{primal.name}_fwd")
+        self._in_fwd += 1
+        try:
+            fwd = _trace_child(fwd_flat, args, name=f"{primal.name}_fwd")
+        finally:
+            self._in_fwd -= 1
         residual_avals = fwd.out_avals[len(primal.out_avals) :]
         n_res = len(residual_avals)
 

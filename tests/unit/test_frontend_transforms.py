@@ -370,6 +370,25 @@ def test_custom_vjp_without_rule_is_a_type_error():
         f(X)
 
 
+def test_custom_vjp_fwd_may_call_the_function_itself():
+    """JAX's documented pattern, `def f_fwd(x): return f(x), residuals`: inside its own fwd
+    rule the function is its primal (it used to recurse without end)."""
+
+    @ig.custom_vjp
+    def f(x):
+        return ig.sin(x)
+
+    def fwd(x):
+        return f(x), ig.cos(x)
+
+    def bwd(cos_x, ct):
+        return (3.0 * cos_x * ct,)
+
+    f.defvjp(fwd, bwd)
+    check(f, np.sin, X, dtype=np.float32, rtol=RTOL)
+    check(ig.grad(lambda x: ig.sum(f(x))), lambda x: 3 * np.cos(x), X, dtype=np.float32, rtol=RTOL)
+
+
 def test_grad_uses_the_custom_vjp_rule():
     wrong = _custom_sin(wrong=True)
     # The rule, not sin's true derivative, is what grad returns.

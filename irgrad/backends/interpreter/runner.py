@@ -74,9 +74,10 @@ def supported_op_types() -> frozenset[type[Operation]]:
     return frozenset(op_type for pairs in impls for op_type, _ in pairs)
 
 
-def make_interpreter(module: ModuleOp) -> Interpreter:
-    """An xDSL interpreter over `module` with irgrad's numpy implementations registered."""
-    interpreter = Interpreter(module, index_bitwidth=64, listeners=(ResultChecker(),))
+def make_interpreter(module: ModuleOp, listeners: Sequence[Interpreter.Listener] = ()) -> Interpreter:
+    """An xDSL interpreter over `module` with irgrad's numpy implementations registered, and
+    `listeners` (nan_checks.NaNChecker, say) beside the result type checks."""
+    interpreter = Interpreter(module, index_bitwidth=64, listeners=(ResultChecker(), *listeners))
     for functions in FUNCTIONS:
         interpreter.register_implementations(functions(), override=True)
     return interpreter
@@ -240,7 +241,9 @@ def expand_autodiff(module: ModuleOp) -> ModuleOp:
 # ---------------------------------------------------------------------------------------------
 
 
-def run_function(module: ModuleOp, entry: str, args: Sequence[Value]) -> tuple[Value, ...]:
+def run_function(
+    module: ModuleOp, entry: str, args: Sequence[Value], listeners: Sequence[Interpreter.Listener] = ()
+) -> tuple[Value, ...]:
     """Runs function `@entry` of `module` on `args` and returns its results.
 
     Tensors are numpy arrays of exactly the element type's dtype (bf16 is
@@ -256,7 +259,7 @@ def run_function(module: ModuleOp, entry: str, args: Sequence[Value]) -> tuple[V
     with np.errstate(all="ignore"):
         inputs = check_arguments(func, args)
         check_supported(module, func)
-        interpreter = make_interpreter(module)
+        interpreter = make_interpreter(module, listeners)
         try:
             results = interpreter.call_op(func, inputs)
         except InterpreterError as err:
