@@ -1449,10 +1449,16 @@ class WindowsOp(NNOperation, ABC):
     padding [top, bottom, left, right], dilation) relating an NCHW image to its columns
     `[C*KH*KW, N*OH*OW]`: row (c, kh, kw), column (n, oh, ow), row-major."""
 
+    input = operand_def(AnyTensorTypeConstr)
+    result = result_def(AnyTensorTypeConstr)
     kernel = prop_def(DenseArrayBase.constr(i64))
     stride = prop_def(DenseArrayBase.constr(i64))
     padding = prop_def(DenseArrayBase.constr(i64))
     dilation = prop_def(DenseArrayBase.constr(i64))
+    assembly_format = (
+        "$input `kernel` `=` $kernel `stride` `=` $stride `padding` `=` $padding `dilation` `=` $dilation "
+        "attr-dict `:` type($input) `->` type($result)"
+    )
 
     def geometry(self) -> tuple[list[int], list[int], list[int], list[int]]:
         """(kernel, stride, padding, dilation) as lists."""
@@ -1493,12 +1499,6 @@ class Im2ColOp(WindowsOp):
     """
 
     name = "nn.im2col"
-    input = operand_def(AnyTensorTypeConstr)
-    result = result_def(AnyTensorTypeConstr)
-    assembly_format = (
-        "$input `kernel` `=` $kernel `stride` `=` $stride `padding` `=` $padding `dilation` `=` $dilation "
-        "attr-dict `:` type($input) `->` type($result)"
-    )
 
     def __init__(self, input: Value, kernel: Sequence[int], stride: Sequence[int] = (1, 1),
                  padding: Sequence[int] = (0, 0, 0, 0), dilation: Sequence[int] = (1, 1)):  # fmt: skip
@@ -1525,12 +1525,6 @@ class Col2ImOp(WindowsOp):
     """
 
     name = "nn.col2im"
-    input = operand_def(AnyTensorTypeConstr)
-    result = result_def(AnyTensorTypeConstr)
-    assembly_format = (
-        "$input `kernel` `=` $kernel `stride` `=` $stride `padding` `=` $padding `dilation` `=` $dilation "
-        "attr-dict `:` type($input) `->` type($result)"
-    )
 
     def __init__(self, input: Value, image_shape: Sequence[int], kernel: Sequence[int],
                  stride: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),

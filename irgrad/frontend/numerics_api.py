@@ -56,30 +56,26 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Tracer:  # noqa: A002 (num
 # ---------------------------------------------------------------------------------------------
 
 
-def _magnitude(x: Any) -> Tracer | None:
-    """|x| for a float x; None for integers and bools, which are always finite."""
+def _magnitude_vs_inf(x: Any, direction: str, integers: bool) -> Tracer:
+    """`|x| <direction> inf` for a float x; `integers` (bool) for integer and bool x, which
+    are always finite."""
     t = lift(x)
-    return lax.unary(nn.AbsOp, t) if dtypes.is_float(t.dtype) else None
+    if not dtypes.is_float(t.dtype):
+        return full(t.shape, integers, dtypes.bool_)
+    m = lax.unary(nn.AbsOp, t)
+    return lax.compare(direction, m, full(m.shape, float("inf"), m.dtype))
 
 
 @api
 def isfinite(x: Any) -> Tracer:
-    """Neither infinite nor NaN (bool)."""
-    t = lift(x)
-    m = _magnitude(t)
-    if m is None:
-        return full(t.shape, True, dtypes.bool_)
-    return lax.compare("lt", m, full(m.shape, float("inf"), m.dtype))  # NaN < inf is false
+    """Neither infinite nor NaN (bool): |x| < inf, false for NaN."""
+    return _magnitude_vs_inf(x, "lt", True)
 
 
 @api
 def isinf(x: Any) -> Tracer:
     """+inf or -inf (bool)."""
-    t = lift(x)
-    m = _magnitude(t)
-    if m is None:
-        return full(t.shape, False, dtypes.bool_)
-    return lax.compare("eq", m, full(m.shape, float("inf"), m.dtype))
+    return _magnitude_vs_inf(x, "eq", False)
 
 
 @api
@@ -101,34 +97,27 @@ def _as_bool(x: Any) -> Tracer:
     return t if t.dtype == dtypes.bool_ else lax.compare("ne", t, full(t.shape, 0, t.dtype))
 
 
-def _bool_reduce(op_name: str, op_class: type[nn.ReduceOp], x: Any, axis: Axis, keepdims: bool) -> Tracer:
-    t = lax.convert(_as_bool(x), dtypes.int32)
-    r = lax.reduce(op_class, t, normalize_axes(op_name, axis, t.ndim), keepdims)
+def _bool_reduce(op_name: str, op_class: type[nn.ReduceOp], over_nothing: bool, x: Any, axis: Axis,
+                 keepdims: bool) -> Tracer:  # fmt: skip
+    """all (min) / any (max) of `x != 0` along `axis`; `over_nothing` for an empty reduction."""
+    t = _as_bool(x)
+    axes = normalize_axes(op_name, axis, t.ndim)
+    if builtins.any(t.shape[a] == 0 for a in axes):
+        return full(_reduced_shape(t.shape, axes, keepdims), over_nothing, dtypes.bool_)
+    r = lax.reduce(op_class, lax.convert(t, dtypes.int32), axes, keepdims)
     return lax.compare("ne", r, full(r.shape, 0, dtypes.int32))
 
 
 @api
 def all(x: Any, axis: Axis = None, keepdims: bool = False) -> Tracer:  # noqa: A001
     """Whether every element (along `axis`) is true (nonzero); true over no elements."""
-    t = lift(x)
-    axes = normalize_axes("all", axis, t.ndim)
-    if _any_empty(t, axes):
-        return full(_reduced_shape(t.shape, axes, keepdims), True, dtypes.bool_)
-    return _bool_reduce("all", nn.ReduceMinOp, t, axis, keepdims)
+    return _bool_reduce("all", nn.ReduceMinOp, True, x, axis, keepdims)
 
 
 @api
 def any(x: Any, axis: Axis = None, keepdims: bool = False) -> Tracer:  # noqa: A001
     """Whether some element (along `axis`) is true (nonzero); false over no elements."""
-    t = lift(x)
-    axes = normalize_axes("any", axis, t.ndim)
-    if _any_empty(t, axes):
-        return full(_reduced_shape(t.shape, axes, keepdims), False, dtypes.bool_)
-    return _bool_reduce("any", nn.ReduceMaxOp, t, axis, keepdims)
-
-
-def _any_empty(t: Tracer, axes: list[int]) -> bool:
-    return bool(np.any([t.shape[a] == 0 for a in axes]))
+    return _bool_reduce("any", nn.ReduceMaxOp, False, x, axis, keepdims)
 
 
 def _reduced_shape(shape: tuple[int, ...], axes: list[int], keepdims: bool) -> tuple[int, ...]:
