@@ -5,7 +5,8 @@ step's host code is mostly a straight line of allocations, launches, GEMMs and v
 W2, about a hundred ops per step. xDSL's interpreter looks up each op's implementation and
 each operand in a scoped environment every time; for such a function that costs more than
 the implementations themselves. A `HostPlan` resolves both once: each op becomes a step
-(its implementation, operand slots, result slots), and a call runs the steps over a list.
+(its implementation, operand slots, result slots), a constant becomes its value in the list's
+initial contents, and a call runs the steps over a copy of that list.
 
 The implementations are the interpreter's own (the same `InterpreterFunctions`, called with
 the same interpreter), so a plan means exactly what interpretation means. Errors are
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation, SSAValue
 
@@ -38,6 +39,7 @@ class HostPlan:
         slots: dict[SSAValue, int] = {arg: k for k, arg in enumerate(block.args)}
         self.arity = len(block.args)
         impls = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+        constants: dict[int, Any] = {}
         for op in block.ops:
             ins = tuple(slots[v] for v in op.operands)
             if isinstance(op, func.ReturnOp):
@@ -58,11 +60,18 @@ class HostPlan:
             if entry is None:
                 raise _NoPlan
             ft, impl = entry
+            if isinstance(op, arith.ConstantOp):
+                # A constant's value is the same on every call: computed here, once.
+                (constants[outs[0]],) = impl(ft, interpreter, op, ()).values
+                continue
             self.steps.append((impl, ft, op, ins, outs))
         self.size = len(slots)
+        self.initial: list[Any] = [None] * self.size
+        for slot, value in constants.items():
+            self.initial[slot] = value
 
     def __call__(self, args: Sequence[Any]) -> tuple[Any, ...]:
-        env: list[Any] = [None] * self.size
+        env = self.initial.copy()
         env[: self.arity] = args
         interpreter = self.interpreter
         for impl, ft, op, ins, outs in self.steps:

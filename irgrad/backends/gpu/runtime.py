@@ -178,15 +178,20 @@ class GpuHostFunctions(InterpreterFunctions):
 
     def __init__(self, device: Device):
         self.device = device
+        self._launches: dict[Operation, tuple[str, int]] = {}
+        self._allocs: dict[Operation, tuple[MemRefType, int]] = {}
 
     # -- memory -------------------------------------------------------------------------
 
     @impl(gpu.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: gpu.AllocOp, args: PythonValues):
-        t = op.result.type
-        assert isinstance(t, MemRefType)
-        buffer = DeviceBuffer(0, t)
-        return (DeviceBuffer(self.device.alloc(buffer.nbytes), t),)
+        known = self._allocs.get(op)
+        if known is None:
+            t = op.result.type
+            assert isinstance(t, MemRefType)
+            known = self._allocs[op] = (t, DeviceBuffer(0, t).nbytes)
+        t, nbytes = known
+        return (DeviceBuffer(self.device.alloc(nbytes), t),)
 
     @impl(gpu.DeallocOp)
     def run_dealloc(self, interpreter: Interpreter, op: gpu.DeallocOp, args: PythonValues):
@@ -270,11 +275,16 @@ class GpuHostFunctions(InterpreterFunctions):
 
     @impl(gpu.LaunchFuncOp)
     def run_launch_func(self, interpreter: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
-        sizes = [int(v) for v in args[:6]]
-        kernel_args = args[len(args) - len(op.kernelOperands) :]
-        values = [a.pointer if isinstance(a, DeviceBuffer) else a for a in kernel_args]
-        name = op.kernel.nested_references.data[-1].data
-        self.device.launch(name, tuple(sizes[:3]), tuple(sizes[3:6]), values)  # type: ignore[arg-type]
+        # The kernel's name and where its arguments start, read off the op once: xDSL's
+        # property accessors cost more than the launch itself in a warm step.
+        known = self._launches.get(op)
+        if known is None:
+            known = self._launches[op] = (op.kernel.nested_references.data[-1].data, len(args) - len(op.kernelOperands))
+        name, first = known
+        values = [a.pointer if isinstance(a, DeviceBuffer) else a for a in args[first:]]
+        grid = (int(args[0]), int(args[1]), int(args[2]))
+        block = (int(args[3]), int(args[4]), int(args[5]))
+        self.device.launch(name, grid, block, values)  # type: ignore[arg-type]
         return ()
 
     # -- host loops carrying device buffers -------------------------------------------
