@@ -49,6 +49,9 @@ class BufferizerCore(ABC):
         self.dead_args: list[BlockArgument] = []
         self.out_params: list[BlockArgument] = []
         self.last_uses: dict[SSAValue, tuple[Block, int]] = {}
+        self.window_updates: set[Operation] = set()
+        """`tensor.insert_slice`s whose source was computed in place, in the very subview of
+        the destination they insert into (linalg_ops.py, rule 2b): they copy nothing."""
 
     @abstractmethod
     def convert_block(self, block: Block) -> None:

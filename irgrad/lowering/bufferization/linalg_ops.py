@@ -11,6 +11,9 @@ For output k, in order of preference:
    writable covering root, no other operand in the root, dead after the op);
    (1 and 2 skip a buffer owned by an enclosing block when the result is yielded: it would be
    copied to leave the block, where a fresh buffer moves out for free;)
+   2b. for such an op whose input is a window `extract_slice` of a tensor D and whose result
+   is inserted right back into D at the same place by the next op: that window's subview of
+   D's buffer, the insert then copying nothing (`_window_update`);
 3. a fresh `memref.alloc`, holding a copy of the init when the op reads its init.
 The op is then rebuilt on memrefs with the same attributes and body; a body that reads other
 tensors (a gather's `tensor.extract`) is converted too.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import (
@@ -143,6 +147,8 @@ class LinalgOps(BufferizerCore):
                         if reusable(candidate := self.buffer(v), k, claimed):
                             dest = candidate
                             break
+            if dest is None and elementwise and not reads and is_permutation(out_map):
+                dest = self._window_update(op, k, ins, maps, claimed)
             if dest is None:
                 dest = self.alloc(out.type, op)
                 if reads and init.memref is not None:
@@ -171,3 +177,49 @@ class LinalgOps(BufferizerCore):
         for region in new.regions:
             for block in region.blocks:
                 self.convert_block(block)
+
+    def _window_update(
+        self, op: Operation, k: int, ins: Sequence[SSAValue], maps: list[AffineMap], claimed: set[Root]
+    ) -> Buffer | None:
+        """Rule 2b: output k of elementwise `op` is `f(window, ...)` with `window` an
+        `extract_slice` of tensor D, and its only use is the very next op, an `insert_slice`
+        of it into D at the same offsets, sizes and strides (col2im's window updates, a
+        read-modify-write of a strided piece of D): write it into the window's own subview
+        of D's buffer and let the insert copy nothing. Legal when D covers a writable root,
+        no other operand of `op` lies in that root, and no tensor of the root is read after
+        the insert (which would then be in place anyway)."""
+        result = op.results[k]
+        uses = list(result.uses)
+        if len(uses) != 1:
+            return None
+        insert = uses[0].operation
+        if not isinstance(insert, tensor.InsertSliceOp) or insert is not op.next_op or insert.source is not result:
+            return None
+        n_in = len(ins)
+        for j, v in enumerate(ins):
+            window = v.owner
+            if not (
+                isinstance(window, tensor.ExtractSliceOp)
+                and maps[j] == maps[n_in + k]
+                and v.type == result.type
+                and window.source is insert.dest
+                and not window.offsets and not insert.offsets
+                and window.static_offsets == insert.static_offsets
+                and window.static_sizes == insert.static_sizes
+                and window.static_strides == insert.static_strides
+            ):
+                continue
+            whole, view = self.buffer(insert.dest), self.buffer(v)
+            if whole.memref is None or view.memref is None or view.root is not whole.root:
+                continue
+            root = whole.root
+            if not (whole.covers and root.writable) or root in claimed:
+                continue
+            if any(self.buffer(w).root is root for i, w in enumerate(ins) if i != j and is_tensor(w)):
+                continue
+            if not self.dead_after(root, insert):
+                continue
+            self.window_updates.add(insert)
+            return view
+        return None
+

@@ -4,7 +4,8 @@
 - `arith.constant dense<...>`: a read-only `memref.global` + `memref.get_global`;
 - `extract_slice`: a `memref.subview` (strided, offset `?`) of the source, a read-only view;
 - `insert_slice`: a copy into a subview of the destination buffer (`destination`: in place
-  when the destination is dead and writable, else a copy of it first);
+  when the destination is dead and writable, else a copy of it first); nothing at all when
+  its source was computed in that subview already (linalg_ops.py, rule 2b);
 - `collapse_shape`/`expand_shape`: `memref.collapse_shape`/`expand_shape` views of a
   contiguous buffer (a strided one is copied first); `reshape`: a collapse to 1-D then an
   expand;
@@ -146,6 +147,11 @@ class TensorOps(BufferizerCore):
 
     def convert_insert_slice(self, op: tensor.InsertSliceOp) -> None:
         _static_slice(op)
+        if op in self.window_updates:
+            # The source was computed in this very subview (linalg_ops.py, rule 2b).
+            self.bind(op.result, self.buffer(op.dest))
+            self.dead_ops.append(op)
+            return
         source = self.buffer(op.source)
         # Writing a slice of a root into another slice of the same root could overlap.
         dest = self.destination(op.dest, op, reads=True, avoid=source.root)

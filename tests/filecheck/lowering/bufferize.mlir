@@ -110,6 +110,58 @@ func.func @slices(%a: tensor<4x6xf32>, %i: index) -> (tensor<2x3xf32>, tensor<4x
 
 // -----
 
+// A window update (col2im's step: the strided window of D plus a block, inserted right back
+// where it was read): the generic writes into the window's subview of D's buffer, and the
+// insert copies nothing. D is the function's result, so the update lands in the out-param.
+// CHECK-LABEL: func.func @window_update(%b: memref<2x3xf32>, %out: memref<4x6xf32>) {
+// CHECK-NEXT:    %{{.*}} = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    linalg.fill ins(%{{.*}} : f32) outs(%out : memref<4x6xf32>)
+// CHECK-NEXT:    %[[W:.*]] = memref.subview %out[1, 0] [2, 3] [2, 2] : memref<4x6xf32> to memref<2x3xf32, strided<[12, 2], offset: ?>>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[W]], %b : memref<2x3xf32, strided<[12, 2], offset: ?>>, memref<2x3xf32>) outs(%[[W]] : memref<2x3xf32, strided<[12, 2], offset: ?>>)
+// CHECK-NOT:     memref.copy
+// CHECK:         func.return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @window_update(%b: tensor<2x3xf32>) -> tensor<4x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x6xf32>
+  %d = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %w = tensor.extract_slice %d[1, 0] [2, 3] [2, 2] : tensor<4x6xf32> to tensor<2x3xf32>
+  %e = tensor.empty() : tensor<2x3xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%w, %b : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %z = arith.addf %x, %y : f32
+    linalg.yield %z : f32
+  } -> tensor<2x3xf32>
+  %r = tensor.insert_slice %s into %d[1, 0] [2, 3] [2, 2] : tensor<2x3xf32> into tensor<4x6xf32>
+  func.return %r : tensor<4x6xf32>
+}
+
+// -----
+
+// The same update while D is still read afterwards: D's old value must survive, so the
+// result goes to a fresh buffer and the insert copies (into a copy of D).
+// CHECK-LABEL: func.func @window_update_d_live(%b: memref<2x3xf32>, %out0: memref<4x6xf32>, %out1: memref<4x6xf32>) {
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[T]] : memref<2x3xf32>)
+// CHECK:         "memref.copy"(%[[T]],
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @window_update_d_live(%b: tensor<2x3xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x6xf32>
+  %d = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %w = tensor.extract_slice %d[1, 0] [2, 3] [2, 2] : tensor<4x6xf32> to tensor<2x3xf32>
+  %e = tensor.empty() : tensor<2x3xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%w, %b : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %z = arith.addf %x, %y : f32
+    linalg.yield %z : f32
+  } -> tensor<2x3xf32>
+  %r = tensor.insert_slice %s into %d[1, 0] [2, 3] [2, 2] : tensor<2x3xf32> into tensor<4x6xf32>
+  func.return %r, %d : tensor<4x6xf32>, tensor<4x6xf32>
+}
+
+// -----
+
 // A loop carrying a tensor: the argument %a is copied into a buffer the loop owns; each
 // iteration updates it in place and yields it; the result is copied out and freed.
 // CHECK-LABEL: func.func @loop(%a: memref<4xf32>, %n: index, %out: memref<4xf32>) {
