@@ -38,6 +38,8 @@ __all__ = [
     "PRNGKey",
     "bernoulli",
     "bits",
+    "categorical",
+    "choice",
     "fold_in",
     "key",
     "normal",
@@ -501,3 +503,84 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> T
         if size > n:
             order = lax.slice(order, [0], [n], [1])
     return order if array is None else lax.gather(array, order, axis)
+
+
+# ---------------------------------------------------------------------------------------------
+# categorical, choice
+# ---------------------------------------------------------------------------------------------
+
+
+@api
+def categorical(key: Any, logits: Any, axis: int = -1, shape: int | Shape | None = None) -> Tracer:
+    """Indices drawn from softmax(logits) along `axis` (int32), by the Gumbel-max trick:
+    `argmax(logits - log(-log(u)))` with u uniform in (0, 1) (a uniform of `_unit` moved by
+    half a step off 0, so the noise is finite; computed in float32, float64 for float64
+    logits). `shape` defaults to logits' shape without `axis`; a given shape must end with
+    it (leading dimensions draw independent samples), as in jax.random.categorical."""
+    from irgrad.frontend.numerics_api import argmax
+
+    t = lift(logits)
+    if t.ndim == 0:
+        raise ShapeError(f"random.categorical: logits must have rank >= 1, got a scalar{user_site()}")
+    if not -t.ndim <= axis < t.ndim:
+        raise ShapeError(f"random.categorical: axis {axis} is out of range for logits of shape {t.shape}{user_site()}")
+    axis %= t.ndim
+    batch = tuple(d for i, d in enumerate(t.shape) if i != axis)
+    out = batch if shape is None else _shape("categorical", shape)
+    if out[len(out) - len(batch) :] != batch:
+        raise ShapeError(
+            f"random.categorical: shape {out} must end with the logits' batch shape {batch}{user_site()}"
+        )
+    lead = out[: len(out) - len(batch)]
+    c = dtypes.float64 if t.dtype == dtypes.float64 else dtypes.float32
+    noise_shape = (*lead, *t.shape)
+    half_step = 2.0 ** -(_PRECISION[c] + 1)
+    u = lax.binary(nn.AddOp, _unit("categorical", key, noise_shape, c), full(noise_shape, half_step, c))
+    gumbel = lax.unary(nn.NegOp, lax.unary(nn.LogOp, lax.unary(nn.NegOp, lax.unary(nn.LogOp, u))))
+    scores = lax.binary(nn.AddOp, broadcast_to(lax.convert(t, c), noise_shape), gumbel)
+    return argmax(scores, axis=len(lead) + axis)
+
+
+@api
+def choice(
+    key: Any, a: Any, shape: int | Shape = (), replace: bool = True, p: Any = None, axis: int = 0
+) -> Tracer:
+    """A random sample of `arange(a)` (an int `a`) or of `a`'s slices along `axis`, as
+    jax.random.choice: uniform with replacement (`randint`), uniform without (the first
+    entries of `permutation`), or with probabilities `p` and replacement (`categorical` of
+    log p). Weighted sampling without replacement is not supported."""
+    shape = _shape("choice", shape)
+    count = math.prod(shape)
+    if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+        n, population = int(a), None
+    else:
+        population = lift(a)
+        if population.ndim == 0:
+            raise ShapeError(f"random.choice: a must be an int or an array of rank >= 1, got a scalar{user_site()}")
+        if not -population.ndim <= axis < population.ndim:
+            raise ShapeError(
+                f"random.choice: axis {axis} is out of range for an array of shape {population.shape}{user_site()}"
+            )
+        axis %= population.ndim
+        n = population.shape[axis]
+    if n <= 0 and count > 0:
+        raise ShapeError(f"random.choice: cannot take {count} samples from an empty population{user_site()}")
+    if p is not None:
+        if not replace:
+            raise NotImplementedError(
+                f"random.choice: weighted sampling without replacement (p with replace=False) is not supported{user_site()}"
+            )
+        weights = lift(p)
+        if weights.shape != (n,):
+            raise ShapeError(f"random.choice: p must have shape ({n},), got {weights.shape}{user_site()}")
+        index = categorical(key, lax.unary(nn.LogOp, weights), shape=shape)
+    elif replace:
+        index = randint(key, shape, 0, n)
+    else:
+        if count > n:
+            raise ShapeError(
+                f"random.choice: cannot take {count} samples without replacement from {n}{user_site()}"
+            )
+        index = lax.reshape(lax.slice(permutation(key, n), [0], [count], [1]), shape)
+    return index if population is None else lax.gather(population, index, axis)
+

@@ -521,3 +521,68 @@ def test_permutation_errors():
         igr.permutation(k, -1)
     with pytest.raises(ig.ShapeError, match="rank >= 1, got a scalar"):
         igr.permutation(k, np.float32(1.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# categorical, choice
+# ---------------------------------------------------------------------------------------------
+
+
+def test_categorical_frequencies_follow_softmax():
+    """20000 draws from probabilities (0.1, 0.2, 0.7): chi-square with 2 degrees of freedom
+    below its 0.999 quantile (13.8); fixed key, so deterministic."""
+    probs = np.array([0.1, 0.2, 0.7])
+    draws = igr.categorical(igr.key(2), np.log(probs).astype(np.float32), shape=(20000,))
+    assert draws.dtype == np.int32 and draws.shape == (20000,)
+    counts = np.bincount(draws, minlength=3)
+    expected = probs * 20000
+    assert float(((counts - expected) ** 2 / expected).sum()) < 13.8, counts
+
+
+def test_categorical_axes_shapes_and_jit():
+    logits = np.random.default_rng(0).standard_normal((4, 6)).astype(np.float32)
+    k = igr.key(3)
+    assert igr.categorical(k, logits).shape == (4,)
+    assert igr.categorical(k, logits, axis=0).shape == (6,)
+    assert igr.categorical(k, logits, shape=(5, 4)).shape == (5, 4)
+    np.testing.assert_array_equal(ig.jit(lambda key, l: igr.categorical(key, l))(k, logits), igr.categorical(k, logits))
+    certain = np.array([[0.0, -np.inf, -np.inf], [-np.inf, -np.inf, 0.0]], np.float32)
+    np.testing.assert_array_equal(igr.categorical(k, certain), [0, 2])
+    with pytest.raises(ig.ShapeError, match=r"shape \(5, 3\) must end with the logits' batch shape \(4,\)"):
+        igr.categorical(k, logits, shape=(5, 3))
+
+
+def test_choice_with_and_without_replacement():
+    k = igr.key(4)
+    sample = igr.choice(k, 10, (6,), replace=False)
+    assert len(set(sample.tolist())) == 6 and set(sample.tolist()) <= set(range(10))
+    np.testing.assert_array_equal(sample, igr.permutation(k, 10)[:6])
+    draws = igr.choice(k, 4, (8000,))
+    counts = np.bincount(draws, minlength=4)
+    assert float(((counts - 2000) ** 2 / 2000).sum()) < 16.3, counts  # chi-square, 3 dof, 0.999
+    x = np.arange(12.0).reshape(4, 3)
+    rows = igr.choice(k, x, (2,), replace=False)
+    assert rows.shape == (2, 3) and all(any((r == x_row).all() for x_row in x) for r in rows)
+    assert igr.choice(k, x, (5,), axis=1).shape == (4, 5)
+    traced = ig.jit(lambda key: igr.choice(key, 10, (6,), replace=False))(k)
+    np.testing.assert_array_equal(traced, sample)
+
+
+def test_choice_with_probabilities():
+    p = np.array([0.0, 0.25, 0.75], np.float32)
+    draws = igr.choice(igr.key(5), 3, (4000,), p=p)
+    counts = np.bincount(draws, minlength=3)
+    assert counts[0] == 0  # probability 0 is never drawn
+    assert abs(counts[2] / 4000 - 0.75) < 0.03, counts
+
+
+def test_choice_errors():
+    k = igr.key(0)
+    with pytest.raises(ig.ShapeError, match="cannot take 6 samples without replacement from 5"):
+        igr.choice(k, 5, (6,), replace=False)
+    with pytest.raises(NotImplementedError, match="weighted sampling without replacement"):
+        igr.choice(k, 3, (2,), replace=False, p=np.ones(3, np.float32) / 3)
+    with pytest.raises(ig.ShapeError, match=r"p must have shape \(3,\)"):
+        igr.choice(k, 3, (2,), p=np.ones(4, np.float32) / 4)
+    with pytest.raises(ig.ShapeError, match="empty population"):
+        igr.choice(k, 0, (1,))
