@@ -462,6 +462,23 @@ def _sort_indices_by(keys: Tracer) -> Tracer:
     return order
 
 
+def _population(op_name: str, what: str, x: Any, axis: int) -> tuple[int, Tracer | None, int]:
+    """(n, array, axis): an int `x` is arange(x) (no array); an array's slices along `axis`."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        if x < 0:
+            raise ShapeError(f"random.{op_name}: {what} must be a non-negative int or an array, got {x}{user_site()}")
+        return int(x), None, axis
+    array = lift(x)
+    if array.ndim == 0:
+        raise ShapeError(f"random.{op_name}: {what} must be an int or an array of rank >= 1, got a scalar{user_site()}")
+    if not -array.ndim <= axis < array.ndim:
+        raise ShapeError(
+            f"random.{op_name}: axis {axis} is out of range for an array of shape {array.shape}{user_site()}"
+        )
+    axis %= array.ndim
+    return array.shape[axis], array, axis
+
+
 @api
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Tracer:
     """A uniformly random permutation: of `arange(x)` (int32) when `x` is an int, else of `x`'s
@@ -476,21 +493,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> T
     """
     if independent:
         raise NotImplementedError(f"random.permutation: independent=True is not supported{user_site()}")
-    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-        n = int(x)
-        if n < 0:
-            raise ShapeError(f"random.permutation: x must be a non-negative int or an array, got {n}{user_site()}")
-        array = None
-    else:
-        array = lift(x)
-        if array.ndim == 0:
-            raise ShapeError(f"random.permutation: x must be an int or an array of rank >= 1, got a scalar{user_site()}")
-        if not -array.ndim <= axis < array.ndim:
-            raise ShapeError(
-                f"random.permutation: axis {axis} is out of range for an array of shape {array.shape}{user_site()}"
-            )
-        axis %= array.ndim
-        n = array.shape[axis]
+    n, array, axis = _population("permutation", "x", x, axis)
     if n <= 1:
         order = lax.iota((n,), 0, dtypes.int32)
     else:
@@ -551,18 +554,7 @@ def choice(
     log p). Weighted sampling without replacement is not supported."""
     shape = _shape("choice", shape)
     count = math.prod(shape)
-    if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
-        n, population = int(a), None
-    else:
-        population = lift(a)
-        if population.ndim == 0:
-            raise ShapeError(f"random.choice: a must be an int or an array of rank >= 1, got a scalar{user_site()}")
-        if not -population.ndim <= axis < population.ndim:
-            raise ShapeError(
-                f"random.choice: axis {axis} is out of range for an array of shape {population.shape}{user_site()}"
-            )
-        axis %= population.ndim
-        n = population.shape[axis]
+    n, population, axis = _population("choice", "a", a, axis)
     if n <= 0 and count > 0:
         raise ShapeError(f"random.choice: cannot take {count} samples from an empty population{user_site()}")
     if p is not None:
