@@ -61,7 +61,7 @@ from irgrad.lowering.nn_to_linalg.common import (
     generic,
     tensor_type,
 )
-from irgrad.lowering.nn_to_linalg.data_movement import pad_with
+from irgrad.lowering.nn_to_linalg.data_movement import gather_through_map, pad_with
 
 
 def multiply_accumulate(acc_t: Attribute):
@@ -125,23 +125,31 @@ IM2COL_MAX_ELEMENTS = 1 << 26
 
 def im2col_columns(
     b: Emitter, x: SSAValue, kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int],
-    out_hw: Sequence[int], t: Attribute,
+    out_hw: Sequence[int], t: Attribute, *, windows_as_rows: bool = False,
 ) -> SSAValue:  # fmt: skip
     """The windows of padded `x` as `(C*KH*KW, N*OH*OW)`: a copy generic into
-    `cols[c, kh, kw, n, oh, ow]` (loops in that order), collapsed."""
+    `cols[c, kh, kw, n, oh, ow]` (loops in that order), collapsed; with `windows_as_rows`,
+    `(N*OH*OW, C*KH*KW)` from `rows[n, oh, ow, c, kh, kw]` instead."""
     n_, c_, _, _ = tensor_type(x).get_shape()
     (kh_, kw_), (oh_, ow_) = kernel, out_hw
-    c, kh, kw, n, oh, ow = dims(range(6))
-    (cols,) = generic(
+    if windows_as_rows:
+        n, oh, ow, c, kh, kw = dims(range(6))  # loops in the order of the layout
+        layout, sizes = [n, oh, ow, c, kh, kw], [n_, oh_, ow_, c_, kh_, kw_]
+        matrix = [n_ * oh_ * ow_, c_ * kh_ * kw_]
+    else:
+        c, kh, kw, n, oh, ow = dims(range(6))
+        layout, sizes = [c, kh, kw, n, oh, ow], [c_, kh_, kw_, n_, oh_, ow_]
+        matrix = [c_ * kh_ * kw_, n_ * oh_ * ow_]
+    (windows,) = generic(
         b,
         [x],
         [affine_map(6, [n, c, oh * stride[0] + kh * dilation[0], ow * stride[1] + kw * dilation[1]])],
-        [empty(b, [c_, kh_, kw_, n_, oh_, ow_], t)],
-        [affine_map(6, [c, kh, kw, n, oh, ow])],
+        [empty(b, sizes, t)],
+        [affine_map(6, layout)],
         [PARALLEL] * 6,
-        _copy,
+        lambda e, v, _out: [v],
     )
-    return collapse(b, cols, [c_ * kh_ * kw_, n_ * oh_ * ow_], [[0, 1, 2], [3, 4, 5]])
+    return collapse(b, windows, matrix, [[0, 1, 2], [3, 4, 5]])
 
 
 def im2col_conv(
@@ -149,76 +157,26 @@ def im2col_conv(
     stride: Sequence[int], dilation: Sequence[int], t: Attribute,
 ) -> SSAValue | None:  # fmt: skip
     """conv2d of padded `x` as im2col + one matmul (module doc), or None when too small or too
-    big for it."""
+    big for it. A kernel wider than the output takes the windows as rows:
+    rows @ weight^T, `(N*OH*OW, O)`, transposed back to NCHW."""
     n_, c_, _, _ = tensor_type(x).get_shape()
     o_, _, kh_, kw_ = tensor_type(weight).get_shape()
     oh_, ow_ = out_shape[2], out_shape[3]
     ckk, columns_n = c_ * kh_ * kw_, n_ * oh_ * ow_
     if 2 * o_ * columns_n * ckk < IM2COL_MIN_FLOPS or ckk * columns_n > IM2COL_MAX_ELEMENTS:
         return None
-    if kw_ > ow_:
-        return _window_rows_conv(b, x, weight, out_shape, stride, dilation, t)
-    columns = im2col_columns(b, x, (kh_, kw_), stride, dilation, (oh_, ow_), t)
+    rows_first = kw_ > ow_
+    windows = im2col_columns(b, x, (kh_, kw_), stride, dilation, (oh_, ow_), t, windows_as_rows=rows_first)
     matrix = collapse(b, weight, [o_, ckk], [[0], [1, 2, 3]])
-    product = b(linalg.MatmulOp([matrix, columns], [filled_constant(b, 0.0, [o_, columns_n], t)]))
+    d0, d1, d2, d3 = dims(range(4))
+    if rows_first:
+        matrix_t = gather_through_map(b, matrix, [ckk, o_], [d1, d0])
+        product = b(linalg.MatmulOp([windows, matrix_t], [filled_constant(b, 0.0, [columns_n, o_], t)]))
+        by_pixel = expand(b, product, [n_, oh_, ow_, o_], [[0, 1, 2], [3]])
+        return gather_through_map(b, by_pixel, [n_, o_, oh_, ow_], [d0, d2, d3, d1])
+    product = b(linalg.MatmulOp([matrix, windows], [filled_constant(b, 0.0, [o_, columns_n], t)]))
     by_image = expand(b, product, [o_, n_, oh_, ow_], [[0], [1, 2, 3]])
-    d0, d1, d2, d3 = dims(range(4))
-    (result,) = generic(
-        b,
-        [by_image],
-        [affine_map(4, [d1, d0, d2, d3])],
-        [empty(b, [n_, o_, oh_, ow_], t)],
-        [affine_map(4, [d0, d1, d2, d3])],
-        [PARALLEL] * 4,
-        _copy,
-    )
-    return result
-
-
-def _copy(e: Emitter, v: SSAValue, _out: SSAValue) -> list[SSAValue]:
-    return [v]
-
-
-def _window_rows_conv(
-    b: Emitter, x: SSAValue, weight: SSAValue, out_shape: Sequence[int],
-    stride: Sequence[int], dilation: Sequence[int], t: Attribute,
-) -> SSAValue:  # fmt: skip
-    """The im2col with the windows as rows, `rows[n, oh, ow, c, kh, kw]`, for a kernel wider
-    than the output (module doc): cols^T @ weight^T, transposed back to NCHW."""
-    n_, c_, _, _ = tensor_type(x).get_shape()
-    o_, _, kh_, kw_ = tensor_type(weight).get_shape()
-    oh_, ow_ = out_shape[2], out_shape[3]
-    ckk, rows_n = c_ * kh_ * kw_, n_ * oh_ * ow_
-    n, oh, ow, c, kh, kw = dims(range(6))  # loops in the order of the rows' layout
-    (windows,) = generic(
-        b,
-        [x],
-        [affine_map(6, [n, c, oh * stride[0] + kh * dilation[0], ow * stride[1] + kw * dilation[1]])],
-        [empty(b, [n_, oh_, ow_, c_, kh_, kw_], t)],
-        [affine_map(6, [n, oh, ow, c, kh, kw])],
-        [PARALLEL] * 6,
-        _copy,
-    )
-    rows = collapse(b, windows, [rows_n, ckk], [[0, 1, 2], [3, 4, 5]])
-    matrix = collapse(b, weight, [o_, ckk], [[0], [1, 2, 3]])
-    i, j = dims(range(2))
-    (matrix_t,) = generic(
-        b, [matrix], [affine_map(2, [j, i])], [empty(b, [ckk, o_], t)], [affine_map(2, [i, j])],
-        [PARALLEL] * 2, _copy,
-    )  # fmt: skip
-    product = b(linalg.MatmulOp([rows, matrix_t], [filled_constant(b, 0.0, [rows_n, o_], t)]))
-    by_pixel = expand(b, product, [n_, oh_, ow_, o_], [[0, 1, 2], [3]])
-    d0, d1, d2, d3 = dims(range(4))
-    (result,) = generic(
-        b,
-        [by_pixel],
-        [affine_map(4, [d0, d2, d3, d1])],
-        [empty(b, [n_, o_, oh_, ow_], t)],
-        [affine_map(4, [d0, d1, d2, d3])],
-        [PARALLEL] * 4,
-        _copy,
-    )
-    return result
+    return gather_through_map(b, by_image, [n_, o_, oh_, ow_], [d1, d0, d2, d3])
 
 
 class Conv2DPattern(LoweringPattern):
