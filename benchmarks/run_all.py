@@ -50,6 +50,7 @@ SCRIPTS = [
     ("elementwise.py", ["W4"], {"W4"}, True),
     ("elementwise.py", ["W7"], {"W7"}, True),
     ("autodiff_cost.py", [], {"autodiff"}, False),
+    ("distributed.py", [], {"distributed"}, False),
 ]
 """Each framework is measured in a process of its own: in a shared process one framework's
 idle thread pools (OpenMP workers spinning after torch's last op, XLA's pool) take cycles from

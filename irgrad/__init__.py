@@ -112,3 +112,4 @@ del _getitem
 
 from irgrad import layers, losses, mixed_precision, optim  # noqa: E402  (they use the API above)
 from irgrad import random  # noqa: E402  (ig.random, built on the API above)
+from irgrad import distributed  # noqa: E402  (ig.distributed: placements on a simulated mesh)

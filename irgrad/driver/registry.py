@@ -276,10 +276,12 @@ _DIALECTS["nn"] = _lazy_dialect("nn", "irgrad.dialects.nn", "NN")
 _DIALECTS["autodiff"] = _lazy_dialect("autodiff", "irgrad.dialects.autodiff", "Autodiff")
 _DIALECTS["blas"] = _lazy_dialect("blas", "irgrad.dialects.blas", "BLAS")
 _DIALECTS["index"] = _lazy_dialect("index", "irgrad.dialects.index", "Index")
+_DIALECTS["shard"] = _lazy_dialect("shard", "irgrad.dialects.shard", "Shard")
 
 register_pass("autodiff", lazy("irgrad.autodiff.transform", "AutodiffPass"))
 register_pass("checkpoint-chain", lazy("irgrad.autodiff.checkpoint_chain", "CheckpointChainPass"))
 register_pass("symbol-dce", lazy("irgrad.transforms.symbol_dce", "SymbolDCEPass"))
+register_pass("shard-partition", lazy("irgrad.transforms.shard_partition", "ShardPartitionPass"))
 register_pass(
     "generate-runtime-verification",
     lazy("irgrad.transforms.runtime_verification", "GenerateRuntimeVerificationPass"),

@@ -13,6 +13,10 @@ Bad input (a missing file, a parse or verifier error, an unknown entry, inputs o
 count, shape or dtype) is a diagnostic on stderr and exit code 1; an interpreter bug is an
 `internal error` and exit code 2 (IRGRAD_TRACEBACK=1 shows the Python traceback).
 
+A per-device (SPMD) function, one `shard-partition` made (it carries a "shard.grid" attribute),
+runs on the reference interpreter's simulated grid (irgrad/backends/spmd.py): the inputs and
+results are the global arrays, split and reassembled by its shard.*_split_axes attributes.
+
 With `--backend cpu`, `generate-runtime-verification` runs after bufferize: an index out of
 bounds at run time is a diagnostic at the op (`file:line:col: error: ... out-of-bounds ...`)
 and exit code 1, as with the interpreter, instead of a crash. `--no-runtime-checks` leaves
@@ -136,7 +140,11 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    parser = _ArgumentParser(prog=TOOL, description="Run a function of an IR file on .npy inputs.")
+    parser = _ArgumentParser(
+        prog=TOOL,
+        description="Run a function of an IR file on .npy inputs. A per-device (SPMD) function "
+        "(one with a shard.grid attribute) runs on a simulated device grid, on global inputs.",
+    )
     parser.add_argument("file", help="MLIR input file ('-' for stdin)")
     parser.add_argument("--entry", help="function to run (default: main, or the only function)")
     parser.add_argument(
@@ -177,7 +185,9 @@ def run(argv: Sequence[str] | None) -> int:
     if (args.debug_nans or args.debug_infs) and args.backend != "interp":
         raise RunError(f"--debug-nans and --debug-infs run on the reference interpreter (--backend interp), not {args.backend}")
     try:
-        if args.backend == "cpu":
+        if "shard.grid" in func.attributes:
+            results = run_on_grid(module, func, inputs, args)
+        elif args.backend == "cpu":
             results = run_on_cpu(module, func, inputs, runtime_checks=args.runtime_checks)
         elif args.backend == "gpu":
             results = run_on_gpu(module, func, inputs)
@@ -192,6 +202,22 @@ def run(argv: Sequence[str] | None) -> int:
         raise
     save_or_print(results, args.output)
     return 0
+
+
+def run_on_grid(module: ModuleOp, func: FuncOp, inputs: Sequence[Any], args: argparse.Namespace) -> tuple[Any, ...]:
+    """A per-device function on the simulated grid: one reference interpreter per device."""
+    from irgrad.backends.spmd import run_partitioned
+
+    name = func.sym_name.data
+    if args.backend != "interp":
+        raise RunError(
+            f"@{name} is a per-device (SPMD) program (it has a shard.grid attribute); it runs on the "
+            f"reference interpreter's simulated grid (--backend interp), not --backend {args.backend}"
+        )
+    if args.debug_nans or args.debug_infs:
+        raise RunError(f"--debug-nans and --debug-infs do not run per-device (SPMD) programs such as @{name} yet")
+    results, _ = run_partitioned(module, name, inputs)
+    return results
 
 
 RUNTIME_CHECKS = "generate-runtime-verification"

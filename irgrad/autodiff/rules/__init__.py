@@ -10,7 +10,8 @@ and a `@jvp_rule` function next to the rules of the op's siblings (docs/autodiff
 - linear.py: matmul, conv2d;  pooling.py: max_pool2d;
 - func.py: func.call;  autodiff.py: stop_gradient, custom_vjp, checkpoint;
 - scf.py: scf.if, scf.for, scf.while (loops.py and outline.py hold what they share);
-- tensor.py: tensor.extract, tensor.insert, tensor.from_elements, tensor.splat, tensor.empty.
+- tensor.py: tensor.extract, tensor.insert, tensor.from_elements, tensor.splat, tensor.empty;
+- shard.py: shard.shard (the sharding constraint) and the collectives of per-device programs.
 """
 
 from irgrad.autodiff.rules import (  # noqa: F401  (imported for their registrations)
@@ -22,5 +23,6 @@ from irgrad.autodiff.rules import (  # noqa: F401  (imported for their registrat
     pooling,
     reduction,
     scf,
+    shard,
     tensor,
 )
