@@ -283,6 +283,9 @@ register_pass("checkpoint-chain", lazy("irgrad.autodiff.checkpoint_chain", "Chec
 register_pass("symbol-dce", lazy("irgrad.transforms.symbol_dce", "SymbolDCEPass"))
 register_pass("shard-partition", lazy("irgrad.transforms.shard_partition", "ShardPartitionPass"))
 register_pass(
+    "shard-erase-annotations", lazy("irgrad.transforms.shard_erase_annotations", "ShardEraseAnnotationsPass")
+)
+register_pass(
     "generate-runtime-verification",
     lazy("irgrad.transforms.runtime_verification", "GenerateRuntimeVerificationPass"),
 )

@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 from irgrad.diagnostics import PipelineError
 
 CPU_STEPS: list[tuple[str, str]] = [
-    ("autodiff", "nn-conv2d-to-im2col,autodiff,symbol-dce,canonicalize,cse,dce"),
+    ("autodiff", "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,symbol-dce,canonicalize,cse,dce"),
     ("linalg", "convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
     ("bufferized", "bufferize"),
     ("loops", "convert-linalg-to-blas,convert-linalg-to-parallel-loops,scf-split-reductions"),
@@ -48,7 +48,7 @@ def _cumulative(last: str) -> str:
 
 STAGES: dict[str, str] = {
     "autodiff": _cumulative("autodiff"),
-    "linalg": "nn-conv2d-to-im2col,autodiff,symbol-dce,canonicalize,cse,dce,convert-nn-to-linalg",
+    "linalg": "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,symbol-dce,canonicalize,cse,dce,convert-nn-to-linalg",
     "fused": _cumulative("linalg"),
     "bufferized": _cumulative("bufferized"),
     "loops": _cumulative("loops"),

@@ -127,3 +127,17 @@ def test_errors_name_the_argument_and_the_mesh() -> None:
         step(np.ones((6, 2)))
     with pytest.raises(ValueError, match="1 in_placements for 2 arguments"):
         ig.distributed.jit(lambda x, y: x + y, mesh, in_placements=([Shard(0)],))(np.ones(4), np.ones(4))
+
+
+def test_constraints_compile_for_one_device() -> None:
+    """On one device a constraint is the identity: ig.jit (CPU) erases it."""
+    mesh = Mesh((4,))
+
+    def loss(w, x):
+        x = ig.distributed.with_sharding_constraint(x, mesh, [Shard(0)])
+        return ig.sum(ig.tanh(x @ w))
+
+    rng = np.random.default_rng(5)
+    w, x = rng.standard_normal((3, 2)), rng.standard_normal((8, 3))
+    np.testing.assert_allclose(ig.jit(ig.grad(loss))(w, x), ig.grad(loss)(w, x), rtol=1e-13)
+    assert "shard." not in ig.jit(ig.grad(loss)).lower(w, x).as_text("linalg")

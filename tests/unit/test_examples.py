@@ -33,3 +33,18 @@ def test_mixed_precision_example_skips_overflow_and_trains():
     last = lines[-2].split()
     loss16, loss32 = float(last[4]), float(last[7])
     assert loss16 < 0.05 and loss32 < 0.05, result.stdout
+
+
+def test_data_parallel_example_matches_one_device():
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "data_parallel.py")],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("shard.all_reduce") == 4  # one per parameter gradient
+    for line in result.stdout.splitlines():
+        if line.startswith("step"):
+            words = line.split()
+            assert words[4] == words[7], line  # the same loss, to 6 digits
+    difference = float(result.stdout.strip().splitlines()[-1].split()[-1])
+    assert difference < 1e-12
