@@ -106,6 +106,7 @@ from irgrad.frontend.transforms import (
     value_and_grad,
     vjp,
 )
+from irgrad.frontend.vmap import vmap
 
 _tensor_methods.install()
 del _getitem

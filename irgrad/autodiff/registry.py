@@ -62,6 +62,10 @@ MODES = ("vjp", "jvp")
 AugmentRule: TypeAlias = Callable[..., Any]
 """`rule(b: RuleBuilder, op: Operation) -> saved`, reverse mode's forward sweep; see `augment_rule`."""
 
+BatchRule: TypeAlias = Callable[..., Any]
+"""`rule(b: BatchBuilder, op, args, batched) -> (value, is_batched) | list of them` (batching.py)."""
+
+BATCH_RULES: dict[OpClass, BatchRule] = {}
 VJP_RULES: dict[OpClass, VJPRule] = {}
 JVP_RULES: dict[OpClass, JVPRule] = {}
 AUGMENT_RULES: dict[OpClass, AugmentRule] = {}
@@ -94,6 +98,23 @@ def jvp_rule(*op_types: OpClass) -> Callable[[JVPRule], JVPRule]:
 
     def register(rule: JVPRule) -> JVPRule:
         _register(JVP_RULES, "jvp", op_types, rule)
+        return rule
+
+    return register
+
+
+def batch_rule(*op_types: OpClass) -> Callable[[BatchRule], BatchRule]:
+    """Register the decorated function as the batching (vmap) rule of each op class in `op_types`.
+
+    Unlike derivative rules, ops without a derivative (comparisons, iota, integer ops) need one too:
+    every op that can see a batched operand does. See irgrad/autodiff/batching.py for the contract.
+    """
+
+    def register(rule: BatchRule) -> BatchRule:
+        for op_type in op_types:
+            if op_type in BATCH_RULES:
+                raise ValueError(f"{op_type.name} already has a batch rule: {BATCH_RULES[op_type].__qualname__}")
+            BATCH_RULES[op_type] = rule
         return rule
 
     return register

@@ -35,8 +35,9 @@ from irgrad.autodiff.outline import describe, outline_block, record_origin, same
 from irgrad.autodiff.registry import load_rules
 from irgrad.dialects import autodiff as ad
 
-REQUEST_OPS = (ad.GradOp, ad.ValueAndGradOp, ad.VJPOp, ad.JVPOp)
-"""The ops that ask for a derivative; everything else in the dialect controls how one is taken."""
+REQUEST_OPS = (ad.GradOp, ad.ValueAndGradOp, ad.VJPOp, ad.JVPOp, ad.BatchOp)
+"""The ops that ask for a derived function (a derivative, or a batched version: vmap); everything else in the
+dialect controls how one is taken."""
 
 
 class Deriver:
@@ -48,6 +49,8 @@ class Deriver:
         self.expanded: set[func.FuncOp] = set()
         self.expanding: list[func.FuncOp] = []
         self.last_placed: dict[func.FuncOp, func.FuncOp] = {}
+        self.batch_cache: dict[tuple[func.FuncOp, tuple[bool, ...], int], tuple[func.FuncOp, tuple[bool, ...]]] = {}
+        self.batching: set[tuple[func.FuncOp, tuple[bool, ...], int]] = set()
         self.outlined: list[func.FuncOp] = []
         """Functions made from regions (loop bodies, branches); those nothing calls are removed at the end."""
 
@@ -97,6 +100,33 @@ class Deriver:
 
             build_jvp(self, primal, wrt, derived, seeds)
         return derived
+
+    def derive_batched(
+        self, primal: func.FuncOp, mask: tuple[bool, ...], size: int, at: Operation
+    ) -> tuple[func.FuncOp, tuple[bool, ...]]:
+        """`primal` mapped over `size` examples of the arguments `mask` marks (batching.py), and which of
+        its results carry the batch. Built once per (function, mask, size)."""
+        from irgrad.autodiff.batching import build_batched
+
+        key = (primal, mask, size)
+        if key in self.batch_cache:
+            return self.batch_cache[key]
+        if primal.is_declaration:
+            raise AutodiffError(f"cannot batch @{primal.sym_name.data}: it is a declaration without a body", at)
+        if key in self.batching:
+            raise AutodiffError(f"vmap: @{primal.sym_name.data} calls itself; recursive functions cannot be batched", at)
+        self.expand_requests(primal)
+        self.batching.add(key)
+        name = self.fresh_name(primal, f"{primal.sym_name.data}_batch")
+        function, result_mask = build_batched(self, primal, mask, size, name)
+        self.batching.discard(key)
+        anchor = self.last_placed.get(primal, primal)
+        parent = primal.parent_block()
+        assert parent is not None
+        parent.insert_op_after(function, anchor)
+        self.last_placed[primal] = function
+        self.batch_cache[key] = (function, result_mask)
+        return function, result_mask
 
     def declare(self, primal: func.FuncOp, mode: str, wrt: tuple[int, ...]) -> func.FuncOp:
         """An empty private function with the derived signature, placed after `primal`."""
@@ -161,7 +191,7 @@ class Deriver:
     def remove_unused(self) -> None:
         """Erase the functions the pass made that nothing refers to any more: a loop body whose derivatives
         were built from it but which no generated code calls, a derivative whose cotangent never arrived."""
-        generated = [*self.outlined, *self.cache.values()]
+        generated = [*self.outlined, *self.cache.values(), *(f for f, _ in self.batch_cache.values())]
         while True:
             referenced = _referenced_symbols(self.module)
             unused = [f for f in generated if f.parent is not None and f.sym_name.data not in referenced]
@@ -218,6 +248,10 @@ class Deriver:
         elif isinstance(op, ad.VJPOp):
             vjp = self.derive(op.callee, "vjp", op.wrt_indices, op)
             values = b.call(vjp, [*op.args, *op.cotangents])
+        elif isinstance(op, ad.BatchOp):
+            from irgrad.autodiff.batching import expand_batch
+
+            values = expand_batch(self, b, op)
         else:
             assert isinstance(op, ad.JVPOp)
             jvp = self.derive(op.callee, "jvp", op.wrt_indices, op)

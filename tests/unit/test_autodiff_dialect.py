@@ -85,6 +85,7 @@ def test_dialect_lists_every_op():
         "autodiff.value_and_grad",
         "autodiff.vjp",
         "autodiff.jvp",
+        "autodiff.batch",
         "autodiff.stop_gradient",
         "autodiff.custom_vjp",
         "autodiff.checkpoint",

@@ -14,18 +14,33 @@ derivative, a clipped gradient say, only applies in reverse mode).
 `checkpoint @g`: the forward sweep keeps only `@g`'s arguments and results; the reverse sweep calls
 `@g_vjp`, whose forward sweep re-runs `@g`'s body (the same ops in the same order, so the recomputed values
 are bit-identical) before pulling the cotangents back. That is exactly a call's rule (rules/func.py).
+
+Batching (vmap): stop_gradient maps examples to examples; checkpoint calls the batched callee, still
+checkpointed; custom_vjp batches its callee, fwd and bwd alike, so a gradient taken after vmap still uses
+the user's rule (see `_custom_vjp_batch`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
 from xdsl.dialects import func
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
 
-from irgrad.autodiff.builder import RuleBuilder
-from irgrad.autodiff.registry import Cotangents, Tangent, augment_rule, jvp_rule, non_differentiable, vjp_rule
+from irgrad.autodiff.batching import BatchBuilder, Batched, batched
+from irgrad.autodiff.builder import RuleBuilder, is_float_type
+from irgrad.autodiff.registry import (
+    Cotangents,
+    Tangent,
+    augment_rule,
+    batch_rule,
+    jvp_rule,
+    non_differentiable,
+    vjp_rule,
+)
 from irgrad.autodiff.rules.func import call_jvp, call_vjp
 from irgrad.dialects import autodiff as ad
 
@@ -91,3 +106,114 @@ def _checkpoint_jvp(b: RuleBuilder, op: Operation, *tangents: SSAValue | None) -
     """Forward mode saves nothing anyway: the call's rule."""
     checkpoint = cast(ad.CheckpointOp, op)
     return call_jvp(b, checkpoint, checkpoint.callee, list(checkpoint.args), tangents)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Batching (vmap)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@batch_rule(ad.StopGradientOp)
+def _stop_gradient_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]
+) -> Batched:
+    return b.value(ad.StopGradientOp(args[0])), True
+
+
+@batch_rule(ad.CheckpointOp)
+def _checkpoint_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]
+) -> list[Batched]:
+    """A checkpoint of the batched callee: its intermediates are recomputed, for all examples at once."""
+    checkpoint = cast(ad.CheckpointOp, op)
+    assert b.deriver is not None
+    callee = b.lookup(checkpoint.callee, checkpoint)
+    function, mask = b.deriver.derive_batched(callee, tuple(is_batched), b.size, checkpoint)
+    new = b.emit(ad.CheckpointOp(function, list(args)))
+    return list(zip(new.results, mask))
+
+
+def _wrapper(
+    b: BatchBuilder,
+    near: func.FuncOp,
+    base: str,
+    inner: func.FuncOp,
+    adjust: Callable[[RuleBuilder, list[SSAValue]], list[SSAValue]],
+) -> func.FuncOp:
+    """`@<base>`: calls `inner` with its own arguments and returns `adjust` of the results (placed after
+    `near`; removed by the pass if nothing ends up calling it)."""
+    deriver = b.deriver
+    assert deriver is not None
+    arg_types = list(inner.function_type.inputs.data)
+    block = Block(arg_types=arg_types)
+    for arg, inner_arg in zip(block.args, inner.body.block.args):
+        arg.name_hint = inner_arg.name_hint
+    wb = RuleBuilder(block, deriver)
+    wb.location = b.location
+    outputs = adjust(wb, list(wb.call(inner, list(block.args))))
+    wb.emit(func.ReturnOp(*outputs))
+    function = func.FuncOp(
+        deriver.fresh_name(near, base), (arg_types, [v.type for v in outputs]), Region(block), visibility="private"
+    )
+    function.location = near.location
+    anchor = deriver.last_placed.get(near, near)
+    parent = near.parent_block()
+    assert parent is not None
+    parent.insert_op_after(function, anchor)
+    deriver.last_placed[near] = function
+    deriver.outlined.append(function)
+    return function
+
+
+def _all_batched(
+    size: int, count: int, mask: Sequence[bool]
+) -> Callable[[RuleBuilder, list[SSAValue]], list[SSAValue]]:
+    """Broadcast the first `count` results to the batch where `mask` says they are unbatched."""
+
+    def adjust(wb: RuleBuilder, values: list[SSAValue]) -> list[SSAValue]:
+        return [batched(wb, v, size) if i < count and not mask[i] else v for i, v in enumerate(values)]
+
+    return adjust
+
+
+@batch_rule(ad.CustomVJPOp)
+def _custom_vjp_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]
+) -> list[Batched]:
+    """A custom_vjp of the batched callee whose fwd and bwd are the user's, batched (as JAX batches a
+    custom_vjp): every result is batched (broadcast where the callee's is not, so the batched fwd and callee
+    agree and bwd always gets per-example cotangents); bwd, batched over the residuals fwd batches and all the
+    cotangents, yields per-example cotangents of the arguments: summed over the examples for an unbatched
+    argument (B times the value when bwd's is the same for every example), broadcast for a batched argument
+    whose cotangent bwd computes from unbatched values."""
+    custom = cast(ad.CustomVJPOp, op)
+    deriver = b.deriver
+    assert deriver is not None
+    size, mask, count = b.size, tuple(is_batched), len(custom.res)
+    callee, fwd, bwd = (b.lookup(ref, custom) for ref in (custom.callee, custom.fwd, custom.bwd))
+    callee_b, callee_mask = deriver.derive_batched(callee, mask, size, custom)
+    fwd_b, fwd_mask = deriver.derive_batched(fwd, mask, size, custom)
+    bwd_b, bwd_mask = deriver.derive_batched(bwd, (*fwd_mask[count:], *[True] * count), size, custom)
+    if not all(callee_mask):
+        all_batched = _all_batched(size, count, callee_mask)
+        callee_b = _wrapper(b, callee, f"{callee_b.sym_name.data}_all", callee_b, all_batched)
+    if not all(fwd_mask[:count]):
+        fwd_b = _wrapper(b, fwd, f"{fwd_b.sym_name.data}_all", fwd_b, _all_batched(size, count, fwd_mask))
+    if bwd_mask != mask:
+
+        def per_argument(wb: RuleBuilder, cts: list[SSAValue]) -> list[SSAValue]:
+            out = []
+            for ct, want, got, arg_type in zip(cts, mask, bwd_mask, callee.function_type.inputs.data):
+                if want and not got:
+                    ct = batched(wb, ct, size)
+                elif got and not want:
+                    total = wb.reduce_sum(ct, [0])
+                    ct = total if isinstance(arg_type, TensorType) else wb.extract(total, [])
+                elif not got and not want and size != 1 and is_float_type(ct.type):
+                    ct = cast(SSAValue, wb.mul(ct, wb.full(size, ct.type)))  # the same for every example
+                out.append(ct)
+            return out
+
+        bwd_b = _wrapper(b, bwd, f"{bwd_b.sym_name.data}_args", bwd_b, per_argument)
+    new = b.emit(ad.CustomVJPOp(callee_b, fwd_b, bwd_b, list(args)))
+    return [(result, True) for result in new.results]

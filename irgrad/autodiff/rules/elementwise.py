@@ -9,11 +9,14 @@ half the cotangent to each side.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import arith, math
 from xdsl.ir import Operation, SSAValue
 
+from irgrad.autodiff.batching import BatchBuilder, Batched, batched_type, materialize
 from irgrad.autodiff.builder import RuleBuilder, element_type
-from irgrad.autodiff.registry import Cotangents, Tangent, jvp_rule, non_differentiable, vjp_rule
+from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, non_differentiable, vjp_rule
 from irgrad.dialects import nn
 
 T = SSAValue | None
@@ -333,3 +336,27 @@ def _convert_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
 @jvp_rule(nn.ConvertOp, arith.ExtFOp, arith.TruncFOp)
 def _convert_jvp(b: RuleBuilder, op: Operation, t: SSAValue) -> Tangent:
     return b.convert(t, element_type(op.results[0]))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Batching (vmap)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@batch_rule(nn.ElementwiseUnaryOp, nn.ElementwiseBinaryOp, nn.CompareOp, nn.SelectOp, nn.ConvertOp)
+def _elementwise_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """An elementwise op maps examples to examples: broadcast the unbatched operands to the batch
+    and apply the op to [B, ...] operands."""
+    operands = materialize(b, args, is_batched)
+    result_type = batched_type(op.results[0].type, b.size)
+    new = type(op).create(operands=operands, result_types=[result_type], properties=dict(op.properties))
+    return b.value(new), True
+
+
+@batch_rule(arith.IndexCastOp)
+def _index_cast_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """A per-example integer turned into an index (`lax.to_index`: `x[i]` with a mapped `i`), or back: a
+    batched index is carried as tensor<B x i64> (batching.py), so this is an nn.convert of the batched
+    scalar, or nothing at all for i64."""
+    target = batched_type(op.results[0].type, b.size).get_element_type()
+    return b.convert(args[0], target), True

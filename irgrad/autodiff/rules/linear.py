@@ -11,6 +11,12 @@ conv2d, with xp the zero-padded input (Hp = H + top + bottom):
   exactly H x W (rows of xp that no window reads get zero);
 - weight cotangent: a correlation of the input (batch and channels swapped) with the cotangent as kernel,
   where the original dilation becomes the stride and the original stride becomes the dilation.
+
+Batching (vmap) folds the batch into a dimension the op already has, so one large op does the work of B
+small ones and no operand is broadcast to the batch: more rows (M) or columns (N) of one GEMM, more images
+(N) or output channels (O) of one conv2d, more images of one im2col/col2im. Only a conv2d whose input and
+kernel both differ per example (a per-example weight gradient) needs another form: its im2col and a batched
+matmul, since nn.conv2d has no feature groups.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from typing import cast
 from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.ir import Operation, SSAValue
 
+from irgrad.autodiff.batching import BatchBuilder, Batched, move_axis
 from irgrad.autodiff.builder import RuleBuilder, shape_of
-from irgrad.autodiff.registry import Cotangents, Tangent, jvp_rule, vjp_rule
+from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, vjp_rule
 from irgrad.dialects import nn
 
 T = SSAValue | None
@@ -53,6 +60,30 @@ def _matmul_jvp(b: RuleBuilder, op: Operation, tx: T, ty: T) -> Tangent:
         b.matmul(tx, y) if tx is not None else None,
         b.matmul(x, ty) if ty is not None else None,
     )
+
+
+@batch_rule(nn.MatmulOp)
+def _matmul_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """Three cases, none broadcasting an operand to the batch:
+    - both batched: [B, ..., M, K] @ [B, ..., K, N] is a batched matmul (equal leading dimensions);
+    - only the lhs: the B examples are more rows of one GEMM, [B*M, K] @ [K, N] (per-example gradients'
+      forward pass: a batch of inputs times shared weights);
+    - only the rhs: more columns, [M, K] @ [K, B*N].
+    With leading (batch) dimensions of their own, the examples' dimension goes just before M (or N) first."""
+    lhs, rhs = args
+    size = b.size
+    rank = len(shape_of(op.operands[0]))  # the unbatched rank
+    *lead, m, k = shape_of(op.operands[0])
+    n = shape_of(op.operands[1])[-1]
+    if is_batched[0] and is_batched[1]:
+        return b.matmul(lhs, rhs), True
+    if is_batched[0]:
+        rows = b.reshape(move_axis(b, lhs, 0, rank - 2), [*lead, size * m, k])  # [..., B*M, K]
+        product = b.reshape(b.matmul(rows, rhs), [*lead, size, m, n])
+        return move_axis(b, product, rank - 2, 0), True
+    columns = b.reshape(move_axis(b, rhs, 0, rank - 1), [*lead, k, size * n])  # [..., K, B*N]
+    product = b.reshape(b.matmul(lhs, columns), [*lead, m, size, n])
+    return move_axis(b, product, rank - 1, 0), True
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -145,6 +176,35 @@ def _conv2d_jvp(b: RuleBuilder, op: Operation, t_input: T, t_weight: T) -> Tange
     )
 
 
+@batch_rule(nn.Conv2DOp)
+def _conv2d_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """- batched input, shared kernel: the examples' images are more images, [B*N, C, H, W];
+    - shared input, batched kernel: the examples' kernels are more output channels, [B*O, C, KH, KW];
+    - both batched (a per-example weight gradient has this form: the input and the cotangent both differ
+      per example): nn.conv2d has no feature groups, so through its im2col form, a batched matmul of each
+      example's kernel [O, C*KH*KW] with its own columns [C*KH*KW, N*OH*OW]."""
+    conv = cast(nn.Conv2DOp, op)
+    stride, padding, dilation = _geometry(conv)
+    x, w = args
+    size = b.size
+    n, c, h, width = shape_of(conv.input)
+    o, _, kh, kw = shape_of(conv.weight)
+    _, _, oh, ow = shape_of(conv.result)
+    if is_batched[0] and not is_batched[1]:
+        y = b.conv2d(b.reshape(x, [size * n, c, h, width]), w, stride, padding, dilation)
+        return b.reshape(y, [size, n, o, oh, ow]), True
+    if is_batched[1] and not is_batched[0]:
+        y = b.conv2d(x, b.reshape(w, [size * o, c, kh, kw]), stride, padding, dilation)
+        return move_axis(b, b.reshape(y, [n, size, o, oh, ow]), 1, 0), True
+    window = c * kh * kw
+    images = b.reshape(x, [size * n, c, h, width])
+    columns = b.value(nn.Im2ColOp(images, [kh, kw], stride, padding, dilation))  # [C*KH*KW, (B, N, OH, OW)]
+    columns = move_axis(b, b.reshape(columns, [window, size, n * oh * ow]), 1, 0)  # [B, C*KH*KW, N*OH*OW]
+    kernels = b.reshape(w, [size, o, window])
+    y = b.reshape(b.matmul(kernels, columns), [size, o, n, oh, ow])
+    return move_axis(b, y, 2, 1), True
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # im2col / col2im: linear, each the other's transpose
 # ---------------------------------------------------------------------------------------------------------------
@@ -172,3 +232,26 @@ def _col2im_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
 @jvp_rule(nn.Col2ImOp)
 def _col2im_jvp(b: RuleBuilder, op: Operation, t: T) -> Tangent:
     return b.value(nn.Col2ImOp(t, shape_of(op.results[0]), *_windows(op))) if t is not None else None
+
+
+@batch_rule(nn.Im2ColOp)
+def _im2col_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """The examples' images are more images, [B*N, C, H, W]. Their columns come out ordered (b, n, oh, ow),
+    so the batch is split off the column dimension and moved to the front: [B, C*KH*KW, N*OH*OW]."""
+    (x,) = args
+    n, c, h, w = shape_of(op.operands[0])
+    rows, count = shape_of(op.results[0])
+    columns = b.value(nn.Im2ColOp(b.reshape(x, [b.size * n, c, h, w]), *_windows(op)))
+    return move_axis(b, b.reshape(columns, [rows, b.size, count]), 1, 0), True
+
+
+@batch_rule(nn.Col2ImOp)
+def _col2im_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """im2col's rule backwards: the batch joins the column dimension ahead of the images, (b, n, oh, ow),
+    and the image of B*N images is split back into the examples."""
+    (columns,) = args
+    rows, count = shape_of(op.operands[0])
+    n, c, h, w = shape_of(op.results[0])
+    joined = b.reshape(move_axis(b, columns, 0, 1), [rows, b.size * count])
+    image = b.value(nn.Col2ImOp(joined, [b.size * n, c, h, w], *_windows(op)))
+    return b.reshape(image, [b.size, n, c, h, w]), True

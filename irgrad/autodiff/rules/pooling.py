@@ -5,18 +5,22 @@ the op pads it, is flattened to [N, C, Hp*Wp] and gathered into patches [N, C, O
 positions equal to the window's maximum, and its count, give each tied position `ct / count`;
 `nn.scatter_add` with the same indices sums the contributions of overlapping windows back into place. This
 is the same convention as reduce_max (one window is one reduce_max).
+
+Batching (vmap) folds the examples into the images: [B, N, C, H, W] -> [B*N, C, H, W].
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, TensorType
 from xdsl.ir import Operation, SSAValue
 
+from irgrad.autodiff.batching import BatchBuilder, Batched
 from irgrad.autodiff.builder import RuleBuilder, element_type, shape_of
-from irgrad.autodiff.registry import Cotangents, Tangent, jvp_rule, vjp_rule
+from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, vjp_rule
 from irgrad.dialects import nn
 
 
@@ -88,3 +92,14 @@ def _max_pool2d_jvp(b: RuleBuilder, op: Operation, t: SSAValue) -> Tangent:
     tied = b.select(mask, windows.patches(b, t, 0.0), None)
     assert tied is not None
     return b.div(b.reduce_sum(tied, [4]), count)
+
+
+@batch_rule(nn.MaxPool2DOp)
+def _max_pool2d_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """Windows never cross images: the examples' images are more images, [B*N, C, H, W]."""
+    pool = cast(nn.MaxPool2DOp, op)
+    n, c, h, w = shape_of(pool.input)
+    _, _, oh, ow = shape_of(pool.result)
+    images = b.reshape(args[0], [b.size * n, c, h, w])
+    pooled = b.value(nn.MaxPool2DOp(images, _ints(pool.kernel), _ints(pool.stride), _ints(pool.padding)))
+    return b.reshape(pooled, [b.size, n, c, oh, ow]), True

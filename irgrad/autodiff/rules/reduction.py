@@ -7,12 +7,14 @@ summing the converted i1 mask, and the share is a division by that count, never 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
+from irgrad.autodiff.batching import BatchBuilder, Batched
 from irgrad.autodiff.builder import RuleBuilder, element_type, shape_of
-from irgrad.autodiff.registry import Cotangents, Tangent, jvp_rule, vjp_rule
+from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, vjp_rule
 from irgrad.dialects import nn
 
 
@@ -66,3 +68,11 @@ def _reduce_extremum_jvp(b: RuleBuilder, op: Operation, t: SSAValue) -> Tangent:
     tied = b.select(mask, t, None)
     assert tied is not None
     return b.div(b.reduce_sum(tied, _axes(reduce), reduce.keepdims is not None), count)
+
+
+@batch_rule(nn.ReduceSumOp, nn.ReduceMaxOp, nn.ReduceMinOp)
+def _reduce_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """The same reduction of each example: the axes shift by one past the batch dimension, which is kept."""
+    reduce = cast(nn.ReduceOp, op)
+    axes = [a + 1 for a in _axes(reduce)]
+    return b.value(type(reduce)(args[0], axes, reduce.keepdims is not None)), True

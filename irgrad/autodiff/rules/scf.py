@@ -20,6 +20,15 @@ one iteration.
 - scf.while. Forward: tangents as extra carried values, through both regions. Reverse: the forward loop
   also counts its iterations; the reverse loop recomputes each iteration's carried values (loops.py).
   Only the form `ig.while_loop` traces is supported: the condition region forwards its own arguments.
+
+Batching (vmap) keeps the control flow and batches the regions (batching.py's `Batcher.batch_block`):
+- scf.for: a carried value is batched when its initial value or what the body yields for it is (found by
+  batching the body until the set stops growing); the trip count must be the same for every example.
+- scf.if on an unbatched condition: both branches batched; a result batched in either is batched in both.
+- scf.if on a batched condition (`ig.cond` on a per-example predicate: a batched scalar tensor<B x i1>):
+  as JAX does, both branches run, on every example, and each result is an elementwise select. The branch
+  not taken for an example is computed and discarded, so a NaN or inf there never reaches the result.
+- scf.while: like scf.for; a condition that differs per example is not supported yet.
 """
 
 from __future__ import annotations
@@ -33,7 +42,8 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irgrad.autodiff.activity import captured_values
-from irgrad.autodiff.builder import RuleBuilder, or_zeros
+from irgrad.autodiff.batching import BatchBuilder, Batched, Batcher, batched, batched_type
+from irgrad.autodiff.builder import RuleBuilder, or_zeros, shape_of
 from irgrad.autodiff.errors import AutodiffError
 from irgrad.autodiff.loops import (
     Loop,
@@ -56,6 +66,7 @@ from irgrad.autodiff.registry import (
     Cotangents,
     Tangent,
     augment_rule,
+    batch_rule,
     jvp_rule,
     not_supported_yet,
     vjp_rule,
@@ -435,3 +446,149 @@ def _while_vjp(b: RuleBuilder, op: Operation, *cts: T) -> Cotangents:
     init_cts, captured_cts = build_reverse_loop(b, saved.reverse, cts)
     by_position: dict[int, SSAValue] = {saved.positions[i]: ct for i, ct in captured_cts.items()}
     return [*(init_cts.get(j) for j in range(count)), *(by_position.get(p) for p in range(len(b.captured)))]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Batching (vmap)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _batched_types(types: Sequence[Attribute], mask: Sequence[bool], size: int) -> list[Attribute]:
+    return [batched_type(t, size) if m else t for t, m in zip(types, mask)]
+
+
+def _finish(
+    b: BatchBuilder, block: Block, yielded: Sequence[Batched], mask: Sequence[bool], terminator: Operation
+) -> None:
+    """End `block` (a batched region body) with `terminator`'s kind, broadcasting what it yields unbatched
+    where `mask` wants it batched."""
+    inner = b.nested(block)
+    values = [batched(inner, v, b.size) if m and not bt else v for (v, bt), m in zip(yielded, mask)]
+    if isinstance(terminator, scf.ConditionOp):
+        inner.emit(scf.ConditionOp(values[0], *values[1:]))
+    else:
+        inner.emit(scf.YieldOp(*values))
+
+
+def _carried_fixed_point(
+    mask: list[bool], batch_body: Callable[[list[bool]], tuple[list[Batched], list[Block]]]
+) -> tuple[list[bool], list[Batched], list[Block]]:
+    """Batch a loop body (into new blocks) with carried values batched as `mask` says, growing `mask` with
+    what the body yields batched until it no longer changes (at most once per carried value). The blocks
+    of the attempts that were too small are erased, so their ops leave no uses of outer values behind."""
+    while True:
+        yielded, blocks = batch_body(mask)
+        grown = [m or bt for m, (_, bt) in zip(mask, yielded)]
+        if grown == mask:
+            return mask, yielded, blocks
+        for block in blocks:
+            block.erase(safe_erase=False)
+        mask = grown
+
+
+@batch_rule(scf.ForOp)
+def _for_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool], batcher: Batcher
+) -> list[Batched]:
+    """The same loop over batched carried values (see the module docstring)."""
+    for_op = cast(scf.ForOp, op)
+    if any(is_batched[:3]):
+        raise AutodiffError(
+            "vmap: not supported yet: an scf.for whose bounds depend on the mapped arguments (a trip count "
+            "that differs per example); loop to the largest bound and mask the extra iterations with a select",
+            op,
+        )
+    lb, ub, step, *inits = args
+    body = for_op.body.block
+
+    def batch_body(mask: list[bool]) -> tuple[list[Batched], list[Block]]:
+        block = Block(arg_types=[body.args[0].type, *_batched_types([a.type for a in body.args[1:]], mask, b.size)])
+        for new, old in zip(block.args, body.args):
+            new.name_hint = old.name_hint
+        carried = [(block.args[0], False), *zip(block.args[1:], mask)]
+        return batcher.batch_block(body, carried, block), [block]
+
+    mask, yielded, (block,) = _carried_fixed_point(list(is_batched[3:]), batch_body)
+    _finish(b, block, yielded, mask, body.last_op)  # type: ignore[arg-type]
+    inits = [batched(b, v, b.size) if m and not bt else v for v, bt, m in zip(inits, is_batched[3:], mask)]
+    new = b.emit(scf.ForOp(lb, ub, step, inits, block))
+    return list(zip(new.results, mask))
+
+
+@batch_rule(scf.IfOp)
+def _if_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool], batcher: Batcher
+) -> list[Batched]:
+    """An unbatched condition keeps the scf.if; a batched one runs both branches and selects per example."""
+    if_op = cast(scf.IfOp, op)
+    regions = [r for r in (if_op.true_region, if_op.false_region) if r.blocks]
+    count = len(if_op.results)
+    if is_batched[0]:
+        return _select_branches(b, if_op, args[0], [batcher.inline_block(r.block, []) for r in regions])
+    blocks = [Block() for _ in regions]
+    yielded = [batcher.batch_block(r.block, [], block) for r, block in zip(regions, blocks)]
+    mask = [any(branch[j][1] for branch in yielded) for j in range(count)]
+    for region, block, branch in zip(regions, blocks, yielded):
+        _finish(b, block, branch, mask, region.block.last_op)  # type: ignore[arg-type]
+    types = _batched_types(if_op.result_types, mask, b.size)
+    new = b.emit(scf.IfOp(args[0], types, Region(blocks[0]), Region(blocks[1]) if len(blocks) > 1 else None))
+    return list(zip(new.results, mask))
+
+
+def _select_branches(
+    b: BatchBuilder, op: scf.IfOp, condition: SSAValue, branches: Sequence[Sequence[Batched]]
+) -> list[Batched]:
+    """Each result: the then-branch's value where the example's condition (tensor<B x i1>) holds, else the
+    else-branch's; one value both branches yield unbatched stays unbatched."""
+    if not op.results:
+        return []
+    (then_values, else_values) = branches
+    results: list[Batched] = []
+    for (t, t_batched), (f, f_batched) in zip(then_values, else_values):
+        if t is f and not t_batched:
+            results.append((t, False))
+            continue
+        t = t if t_batched else batched(b, t, b.size)
+        f = f if f_batched else batched(b, f, b.size)
+        shape = shape_of(t)
+        pred = b.broadcast(condition, shape, [0])
+        results.append((cast(SSAValue, b.select(pred, t, f)), True))
+    return results
+
+
+@batch_rule(scf.WhileOp)
+def _while_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool], batcher: Batcher
+) -> list[Batched]:
+    """The same loop over batched carried values, while the condition is the same for every example."""
+    while_op = cast(scf.WhileOp, op)
+    before, after = while_op.before_region.block, while_op.after_region.block
+    forwarded: list[bool] = []
+    condition: list[Batched] = []
+
+    def batch_body(mask: list[bool]) -> tuple[list[Batched], list[Block]]:
+        before_block = Block(arg_types=_batched_types([a.type for a in before.args], mask, b.size))
+        out = batcher.batch_block(before, list(zip(before_block.args, mask)), before_block)
+        if out[0][1]:
+            raise AutodiffError(
+                "vmap: not supported yet: a while_loop whose condition differs per example (it depends on the "
+                "mapped arguments); use a fori_loop to a bound that holds for every example and ig.cond (a "
+                "select) in its body to stop updating the examples that are done",
+                op,
+            )
+        forwarded[:] = [bt for _, bt in out[1:]]
+        after_block = Block(arg_types=_batched_types([a.type for a in after.args], forwarded, b.size))
+        for block, region_block in ((before_block, before), (after_block, after)):
+            for new, old in zip(block.args, region_block.args):
+                new.name_hint = old.name_hint
+        condition[:] = out
+        yielded = batcher.batch_block(after, list(zip(after_block.args, forwarded)), after_block)
+        return yielded, [before_block, after_block]
+
+    mask, yielded, (before_block, after_block) = _carried_fixed_point(list(is_batched), batch_body)
+    _finish(b, before_block, condition, [False, *forwarded], before.last_op)  # type: ignore[arg-type]
+    _finish(b, after_block, yielded, mask, after.last_op)  # type: ignore[arg-type]
+    inits = [batched(b, v, b.size) if m and not bt else v for v, bt, m in zip(args, is_batched, mask)]
+    types = _batched_types(while_op.result_types, forwarded, b.size)
+    new = b.emit(scf.WhileOp(inits, types, Region(before_block), Region(after_block)))
+    return list(zip(new.results, forwarded))

@@ -6,19 +6,28 @@ again: extract <-> insert into zeros, from_elements <-> one extract per element,
 get no cotangent. They matter for control flow: `ig.cond` tests a `tensor.extract` of a `tensor<i1>`,
 `ig.fori_loop` turns its counter into a tensor with `tensor.from_elements`, and a loop's tape of scalar
 carried values is written with `tensor.insert` and read with `tensor.extract`.
+
+Batching (vmap): an element of a batched tensor is a *batched scalar*, tensor<B x t> (batching.py): the
+predicate `ig.cond` extracts from a per-example comparison is one, and the scf.if rule selects on it. The
+rules here move between batched scalars and batched tensors with nn ops (dynamic_slice,
+dynamic_update_slice, reshape, concatenate, broadcast_in_dim). Positions that differ per example
+(batched indices) are not supported yet.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import cast
 
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Operation, SSAValue
 
+from irgrad.autodiff.batching import BatchBuilder, Batched, materialize
 from irgrad.autodiff.builder import RuleBuilder, element_type, shape_of
-from irgrad.autodiff.registry import Cotangents, Tangent, jvp_rule, non_differentiable, vjp_rule
+from irgrad.autodiff.errors import AutodiffError
+from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, non_differentiable, vjp_rule
 
 T = SSAValue | None
 
@@ -87,3 +96,66 @@ def _splat_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
 def _splat_jvp(b: RuleBuilder, op: Operation, t: SSAValue, *size_tangents: T) -> Tangent:
     splat = cast(tensor.SplatOp, op)
     return b.value(tensor.SplatOp(t, list(splat.dynamicSizes), cast(TensorType, splat.result.type)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Batching (vmap)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _unbatched_indices(op: Operation, is_batched: Sequence[bool], first: int) -> None:
+    if any(is_batched[first:]):
+        raise AutodiffError(
+            f"vmap: not supported yet: {op.name} at a position that differs per example (an index computed "
+            "from a mapped argument); index with values that do not depend on the mapped arguments, or use "
+            "ig.take (nn.gather)",
+            op,
+        )
+
+
+@batch_rule(tensor.ExtractOp)
+def _extract_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """Every example's element at the same position: the batched scalar [B], sliced out of [B, ...]."""
+    _unbatched_indices(op, is_batched, 1)
+    source, *indices = args
+    shape = shape_of(op.operands[0])
+    if not shape:
+        return source, True  # tensor<B x t>, a rank-0 tensor per example, is already the batched scalar
+    zero = b.full(0, IndexType())
+    column = b.dynamic_slice(source, [zero, *indices], [b.size, *[1] * len(shape)])
+    return b.reshape(column, [b.size]), True
+
+
+@batch_rule(tensor.InsertOp)
+def _insert_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """Every example's element written at the same position: a dynamic_update_slice of the [B] column."""
+    _unbatched_indices(op, is_batched, 2)
+    scalar, dest = materialize(b, args[:2], is_batched[:2])
+    shape = shape_of(op.operands[1])
+    if not shape:
+        return scalar, True
+    column = b.reshape(scalar, [b.size, *[1] * len(shape)])
+    zero = b.full(0, IndexType())
+    return b.dynamic_update_slice(dest, column, [zero, *args[2:]]), True
+
+
+@batch_rule(tensor.FromElementsOp)
+def _from_elements_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]
+) -> Batched:
+    """The examples' elements side by side: [B] columns joined to [B, count], reshaped to [B, *shape]."""
+    elements = materialize(b, args, is_batched)
+    shape = shape_of(op.results[0])
+    columns = [b.reshape(e, [b.size, 1]) for e in elements]
+    return b.reshape(b.concatenate(columns, 1), [b.size, *shape]), True
+
+
+@batch_rule(tensor.SplatOp)
+def _splat_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """Each example's scalar fills its own tensor: broadcast [B] along the new dimensions."""
+    _unbatched_indices(op, is_batched, 1)
+    if len(args) > 1:
+        raise AutodiffError("vmap: not supported yet: a tensor.splat with dynamic sizes", op)
+    shape = shape_of(op.results[0])
+    return b.broadcast(args[0], [b.size, *shape], [0]), True
+

@@ -314,3 +314,69 @@ func.func @main(%x: tensor<3xf32>) {
 }
 
 // CHECK: attribute tensor<3xf32> expected from variable 'T', but got tensor<3xf64>
+
+// -----
+
+// batch: one in_axes entry per argument.
+func.func private @f(tensor<3xf32>) -> tensor<3xf32>
+func.func @main(%x: tensor<8x3xf32>) {
+  %y = autodiff.batch @f(%x) in_axes = [0, 0] out_axes = [0] : (tensor<8x3xf32>) -> tensor<8x3xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.batch' op in_axes has 2 entries for 1 argument
+
+// -----
+
+// batch: something must be mapped.
+func.func private @f(tensor<3xf32>) -> tensor<3xf32>
+func.func @main(%x: tensor<3xf32>) {
+  %y = autodiff.batch @f(%x) in_axes = [-1] out_axes = [-1] : (tensor<3xf32>) -> tensor<3xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.batch' op in_axes maps no argument (all -1); there is nothing to batch over
+
+// -----
+
+// batch: every mapped argument has the same batch size.
+func.func private @f(tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+func.func @main(%x: tensor<8x3xf32>, %y: tensor<3x4xf32>) {
+  %z = autodiff.batch @f(%x, %y) in_axes = [0, 1] out_axes = [0] : (tensor<8x3xf32>, tensor<3x4xf32>) -> tensor<8x3xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.batch' op argument #1 has batch size 4 at axis 1, another argument 8
+
+// -----
+
+// batch: a mapped argument is the callee's input with the batch axis inserted.
+func.func private @f(tensor<3xf32>) -> tensor<3xf32>
+func.func @main(%x: tensor<8x4xf32>) {
+  %y = autodiff.batch @f(%x) in_axes = [0] out_axes = [0] : (tensor<8x4xf32>) -> tensor<8x3xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.batch' op argument #0 type mismatch: expected tensor<8x3xf32> (inputs of @f with the batch axis), got tensor<8x4xf32>
+
+// -----
+
+// batch: the results carry the batch at out_axes.
+func.func private @f(tensor<3xf32>) -> tensor<3xf32>
+func.func @main(%x: tensor<8x3xf32>) {
+  %y = autodiff.batch @f(%x) in_axes = [0] out_axes = [1] : (tensor<8x3xf32>) -> tensor<8x3xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.batch' op result #0 type mismatch: expected tensor<3x8xf32> (the results of @f with the batch axis), got tensor<8x3xf32>
+
+// -----
+
+// batch: a mapped input must be a ranked tensor.
+func.func private @g(f32) -> f32
+func.func @main(%x: tensor<8xf32>) {
+  %y = autodiff.batch @g(%x) in_axes = [0] out_axes = [0] : (tensor<8xf32>) -> tensor<8xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.batch' op in_axes[0] = 0 does not fit input #0 of @g (f32): a mapped input must be a ranked tensor and the axis at most its rank

@@ -80,3 +80,11 @@ func.func @checkpoint(%x: tensor<3xf32>, %w: tensor<3x2xf32>) -> tensor<2xf32> {
   %y = autodiff.checkpoint @f(%x, %w) : (tensor<3xf32>, tensor<3x2xf32>) -> tensor<2xf32>
   func.return %y : tensor<2xf32>
 }
+
+// batch: the batch axis of each argument (-1: not mapped) and of each result.
+// CHECK-LABEL: func.func @batch(
+// CHECK:         autodiff.batch @f(%{{.*}}, %{{.*}}) in_axes = [1, -1] out_axes = [0] : (tensor<3x8xf32>, tensor<3x2xf32>) -> tensor<8x2xf32>
+func.func @batch(%xs: tensor<3x8xf32>, %w: tensor<3x2xf32>) -> tensor<8x2xf32> {
+  %y = autodiff.batch @f(%xs, %w) in_axes = [1, -1] out_axes = [0] : (tensor<3x8xf32>, tensor<3x2xf32>) -> tensor<8x2xf32>
+  func.return %y : tensor<8x2xf32>
+}
