@@ -96,7 +96,8 @@ def main() -> int:
             ddp = collectives.bytes_sent("all_reduce", param_bytes, 4)
             print(f"{'':8} DDP's gradient all-reduce alone sends {ddp / 1e6:.3f} MB per device "
                   f"(2 (n-1)/n x {param_bytes / 1e6:.3f} MB);")
-            print(f"{'':8} the rest gathers the log-probabilities for take_along_axis, which has no rule")
+            print(f"{'':8} the rest all-reduces the loss and gathers the log-probabilities and labels for the")
+            print(f"{'':8} cross-entropy's take_along_axis (a gather at flat indices row * classes + label)")
     return 1 if failed else 0
 
 

@@ -3,7 +3,10 @@
 The batch is split over the devices (`Shard(0)`), the parameters and optimizer state are
 replicated. irgrad traces the step on whole arrays, differentiates it, and `shard-partition`
 makes the program each device runs: local matmuls on a quarter of the batch, then one
-all-reduce per parameter gradient (DDP's) and one for the loss. The devices are simulated (one
+all-reduce per parameter gradient (DDP's) and one for the loss. The label lookup of the
+cross-entropy (take_along_axis, a gather at flat indices row * classes + label) and its
+gradient's scatter need every row, so the log-probabilities and the indices are all-gathered:
+a few hundred bytes here, against the gradients' kilobytes. The devices are simulated (one
 interpreter per device, in threads), so the point is what runs where, not speed.
 
 Run: .venv/bin/python examples/data_parallel.py

@@ -55,7 +55,8 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.pattern_rewriter import RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 import irgrad.xdsl_fixes  # noqa: F401  (hex float literals in dense attributes)
@@ -850,6 +851,16 @@ class ReduceMinOp(ReduceOp):
 # ---------------------------------------------------------------------------------------------
 
 
+class _ShapeOpCanonicalization(HasCanonicalizationPatternsTrait):
+    """The folds of irgrad/transforms/nn_canonicalization.py (reshape/transpose chains, identities)."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from irgrad.transforms.nn_canonicalization import FoldBroadcast, FoldReshape, FoldTranspose
+
+        return (FoldReshape(), FoldTranspose(), FoldBroadcast())
+
+
 @irdl_op_definition
 class BroadcastInDimOp(NNOperation):
     """Broadcasts to a larger shape: operand dimension i becomes result dimension dims[i].
@@ -861,6 +872,7 @@ class BroadcastInDimOp(NNOperation):
     """
 
     name = "nn.broadcast_in_dim"
+    traits = traits_def(Pure(), _ShapeOpCanonicalization())
     operand = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
     dims = prop_def(DenseArrayBase.constr(i64))
@@ -903,6 +915,7 @@ class ReshapeOp(NNOperation):
     """
 
     name = "nn.reshape"
+    traits = traits_def(Pure(), _ShapeOpCanonicalization())
     operand = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
     assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
@@ -931,6 +944,7 @@ class TransposeOp(NNOperation):
     """
 
     name = "nn.transpose"
+    traits = traits_def(Pure(), _ShapeOpCanonicalization())
     operand = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
     perm = prop_def(DenseArrayBase.constr(i64))

@@ -24,11 +24,11 @@ class FoldReshape(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: nn.ReshapeOp, rewriter: PatternRewriter) -> None:
         if op.result.type == op.operand.type:
-            rewriter.replace_op(op, [], [op.operand])
+            rewriter.replace(op, [], [op.operand])
             return
         inner = op.operand.owner
         if isinstance(inner, nn.ReshapeOp):
-            rewriter.replace_op(op, nn.ReshapeOp(inner.operand, op.result.type.get_shape()))  # type: ignore[attr-defined]
+            rewriter.replace(op, nn.ReshapeOp(inner.operand, op.result.type.get_shape()))  # type: ignore[attr-defined]
 
 
 class FoldTranspose(RewritePattern):
@@ -36,16 +36,16 @@ class FoldTranspose(RewritePattern):
     def match_and_rewrite(self, op: nn.TransposeOp, rewriter: PatternRewriter) -> None:
         perm = [int(p) for p in op.perm.get_values()]
         if perm == list(range(len(perm))):
-            rewriter.replace_op(op, [], [op.operand])
+            rewriter.replace(op, [], [op.operand])
             return
         inner = op.operand.owner
         if isinstance(inner, nn.TransposeOp):
             inner_perm = [int(p) for p in inner.perm.get_values()]
             composed = [inner_perm[p] for p in perm]
             if composed == list(range(len(composed))):
-                rewriter.replace_op(op, [], [inner.operand])
+                rewriter.replace(op, [], [inner.operand])
             else:
-                rewriter.replace_op(op, nn.TransposeOp(inner.operand, composed))
+                rewriter.replace(op, nn.TransposeOp(inner.operand, composed))
 
 
 class FoldBroadcast(RewritePattern):
@@ -53,4 +53,4 @@ class FoldBroadcast(RewritePattern):
     def match_and_rewrite(self, op: nn.BroadcastInDimOp, rewriter: PatternRewriter) -> None:
         dims = [int(d) for d in op.dims.get_values()]
         if op.result.type == op.operand.type and dims == list(range(len(dims))):
-            rewriter.replace_op(op, [], [op.operand])
+            rewriter.replace(op, [], [op.operand])

@@ -216,3 +216,108 @@ def _matmul(op: Operation, s: Sequence[Sharding]) -> Plan:
     b_t = Sharding((*batch, k, n), b.partial, b.reduction)
     partial = tuple(sorted(set(k) | set(partial_in)))
     return Plan((a_t, b_t), Sharding((*batch, m, n), partial))
+
+
+# ---------------------------------------------------------------------------------------------
+# Ops that leave some dimensions alone: a split there carries through
+# ---------------------------------------------------------------------------------------------
+
+
+def _only(split: Sequence[tuple[int, ...]], keep: set[int]) -> tuple[tuple[int, ...], ...]:
+    return tuple(axes if d in keep else () for d, axes in enumerate(split))
+
+
+@rule(nn.SliceOp)
+def _slice(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """A dimension taken whole (start 0, full limit, stride 1) keeps its split; slicing is linear,
+    so a partial sum stays partial."""
+    sl = cast(nn.SliceOp, op)
+    shape = _shape(sl.operand)
+    start, limit, stride = sl.start.get_values(), sl.limit.get_values(), sl.stride.get_values()
+    keep = {d for d in range(len(shape)) if (start[d], limit[d], stride[d]) == (0, shape[d], 1)}
+    src = replace(s[0], split=_only(s[0].split, keep))
+    return Plan((src,), src)
+
+
+@rule(nn.PadOp)
+def _pad(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """A dimension with no padding keeps its split. (A partial sum is resolved: every device would
+    add the padding value.)"""
+    pad = cast(nn.PadOp, op)
+    low, high = pad.low.get_values(), pad.high.get_values()
+    keep = {d for d in range(len(low)) if low[d] == 0 and high[d] == 0}
+    src = Sharding(_only(s[0].split, keep))
+    return Plan((src, Sharding.replicated(len(_shape(pad.padding_value)))), src)
+
+
+@rule(nn.ConcatenateOp)
+def _concatenate(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """Every dimension but the joined one keeps the first operand's split."""
+    dim = cast(nn.ConcatenateOp, op).dimension.value.data
+    split = tuple(() if d == dim else axes for d, axes in enumerate(s[0].split))
+    target = Sharding(split)
+    return Plan(tuple(target for _ in s), target)
+
+
+@rule(nn.Conv2DOp)
+def _conv2d(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """A convolution is a matmul over channels, image by image: images (N) split from the input,
+    output channels (O) from the kernel, a split input channel (C) gives a partial sum (as the
+    weight gradient of a data-parallel step, whose "channels" are the images). Spatial dimensions
+    are gathered: windows would need halos."""
+    x, k = resolved(s[0]), resolved(s[1])
+    n, o = x.split[0], k.split[0]
+    c = x.split[1] or k.split[1]
+    if set(c) & set(n):
+        c = ()
+    if set(o) & (set(n) | set(c)):
+        o = ()
+    x_t = Sharding((n, c, (), ()))
+    k_t = Sharding((o, c, (), ()))
+    return Plan((x_t, k_t), Sharding((n, o, (), ()), tuple(sorted(c))))
+
+
+@rule(nn.MaxPool2DOp)
+def _max_pool2d(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """Windows stay inside one image and channel: N and C splits carry, H and W are gathered."""
+    x = resolved(s[0])
+    src = Sharding((x.split[0], x.split[1], (), ()))
+    return Plan((src,), src)
+
+
+@rule(nn.GatherOp)
+def _gather(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """`take(x, idx, axis)`: x's dimensions other than `axis` keep their splits, and so do the index
+    dimensions that replace it (each device gathers its own rows at its own indices); the gathered
+    axis is made whole. Linear in x, so a partial x stays partial."""
+    g = cast(nn.GatherOp, op)
+    axis = g.axis.value.data
+    x, idx = s[0], resolved(s[1])
+    x_split = tuple(() if d == axis else axes for d, axes in enumerate(x.split))
+    used = {a for axes in x_split for a in axes} | set(x.partial)
+    idx_split = tuple(axes if not set(axes) & used else () for axes in idx.split)
+    x_t = replace(x, split=x_split)
+    idx_t = Sharding(idx_split)
+    result = (*x_split[:axis], *idx_split, *x_split[axis + 1 :])
+    return Plan((x_t, idx_t), replace(x, split=result))
+
+
+@rule(nn.ScatterAddOp)
+def _scatter_add(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """x + the updates added at `indices` along `axis`: x's other dimensions keep their splits and
+    the updates follow them; the indices, and the updates' index dimensions, are whole."""
+    sc = cast(nn.ScatterAddOp, op)
+    axis = sc.axis.value.data
+    x, u = resolved(s[0]), resolved(s[2])
+    idx_rank = len(_shape(sc.indices))
+    x_split = tuple(() if d == axis else axes for d, axes in enumerate(x.split))
+    # The updates' own split, seen as x's (their index dimensions stand for x's axis): the more
+    # split of the two wins, so a zero-filled x takes the updates' layout, not the reverse.
+    from_updates = tuple(
+        () if d == axis else (u.split[d] if d < axis else u.split[d - 1 + idx_rank]) for d in range(len(x_split))
+    )
+    if sum(map(len, from_updates)) > sum(map(len, x_split)):
+        x_split = from_updates
+    updates = (*x_split[:axis], *([()] * idx_rank), *x_split[axis + 1 :])
+    target = Sharding(x_split)
+    return Plan((target, Sharding.replicated(idx_rank), Sharding(tuple(updates))), target)

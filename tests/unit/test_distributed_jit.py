@@ -141,3 +141,24 @@ def test_constraints_compile_for_one_device() -> None:
     w, x = rng.standard_normal((3, 2)), rng.standard_normal((8, 3))
     np.testing.assert_allclose(ig.jit(ig.grad(loss))(w, x), ig.grad(loss)(w, x), rtol=1e-13)
     assert "shard." not in ig.jit(ig.grad(loss)).lower(w, x).as_text("linalg")
+
+
+def test_data_parallel_cnn_costs_only_the_gradient_all_reduces() -> None:
+    """Convolution, pooling and their gradients (convolutions over the split images, the pooling
+    mask's gather and scatter) all stay on each device's images."""
+
+    def loss(params, x, y):
+        k, w = params
+        h = ig.max_pool2d(ig.relu(ig.conv2d(x, k, padding=1)), 2)
+        return ig.mean((h.reshape(h.shape[0], -1) @ w - y) ** 2)
+
+    rng = np.random.default_rng(6)
+    params = [rng.standard_normal((4, 2, 3, 3)), rng.standard_normal((64, 3))]
+    x, y = rng.standard_normal((8, 2, 8, 8)), rng.standard_normal((8, 3))
+    step = ig.distributed.jit(ig.value_and_grad(loss), Mesh((4,)), in_placements=(None, [Shard(0)], [Shard(0)]))
+    value, grads = step(params, x, y)
+    value0, grads0 = ig.value_and_grad(loss)(params, x, y)
+    np.testing.assert_allclose(value, value0, rtol=1e-13)
+    for g, g0 in zip(grads, grads0):
+        np.testing.assert_allclose(g, g0, rtol=1e-12, atol=1e-13)
+    assert [dict(d.collectives) for d in step.stats] == [{"all_reduce": 3}] * 4

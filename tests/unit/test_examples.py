@@ -41,7 +41,7 @@ def test_data_parallel_example_matches_one_device():
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("shard.all_reduce") == 4  # one per parameter gradient
+    assert result.stdout.count("shard.all_reduce") == 5  # one per parameter gradient, one for the loss
     for line in result.stdout.splitlines():
         if line.startswith("step"):
             words = line.split()

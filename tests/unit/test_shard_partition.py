@@ -31,7 +31,10 @@ def _inputs(fn: FuncOp, rng: np.random.Generator) -> list[np.ndarray]:
     for t in fn.function_type.inputs.data:
         assert isinstance(t, TensorType)
         dtype = numpy_dtype(t.get_element_type())
-        args.append(rng.uniform(0.5, 2.0, t.get_shape()).astype(dtype))
+        if np.issubdtype(dtype, np.integer):  # indices: negative and out of range ones too
+            args.append(rng.integers(-3, 9, t.get_shape()).astype(dtype))
+        else:
+            args.append(rng.uniform(0.5, 2.0, t.get_shape()).astype(dtype))
     return args
 
 
@@ -149,7 +152,7 @@ func.func @f(%x: tensor<8x4xf64>, %y: tensor<8x4xf64>) -> (tensor<8x4xf64>, tens
   %k = nn.reduce_sum %z axes = [0] keepdims : tensor<8x4xf64> -> tensor<1x4xf64>
   func.return %z, %m, %k : tensor<8x4xf64>, tensor<4xf64>, tensor<1x4xf64>
 }""",
-    # Ops without a rule run replicated, whatever their operands' placements.
+    # Slices, pads and concatenations keep the splits of the dimensions they leave alone.
     "replicated_fallback": """
 shard.grid @g(shape = 2)
 func.func @f(%x: tensor<4x6xf64>, %v: tensor<f64>) -> (tensor<4x8xf64>, tensor<8x6xf64>) {
@@ -158,6 +161,38 @@ func.func @f(%x: tensor<4x6xf64>, %v: tensor<f64>) -> (tensor<4x8xf64>, tensor<8
   %p = nn.pad %a, %v low = [0, 1] high = [0, 1] : (tensor<4x6xf64>, tensor<f64>) -> tensor<4x8xf64>
   %c = nn.concatenate %a, %a dim = 0 : (tensor<4x6xf64>, tensor<4x6xf64>) -> tensor<8x6xf64>
   func.return %p, %c : tensor<4x8xf64>, tensor<8x6xf64>
+}""",
+    # Gathers and scatters along one axis keep the splits of the others; a zero-filled scatter
+    # target takes the updates' split.
+    "gather_scatter": """
+shard.grid @g(shape = 2x2)
+func.func @f(%x: tensor<4x6x8xf64>, %i: tensor<3xi32>, %j: tensor<4x2xi32>) -> (tensor<4x3x8xf64>, tensor<4x6x8xf64>, tensor<4x4x2x8xf64>) {
+  %s = shard.sharding @g split_axes = [[0], [], [1]] : !shard.sharding
+  %a = shard.shard %x to %s annotate_for_users : tensor<4x6x8xf64>
+  %y = nn.gather %a[%i] axis = 1 : (tensor<4x6x8xf64>, tensor<3xi32>) -> tensor<4x3x8xf64>
+  %z = nn.full 0.0 : tensor<4x6x8xf64>
+  %t = nn.scatter_add %z[%i], %y axis = 1 : (tensor<4x6x8xf64>, tensor<3xi32>, tensor<4x3x8xf64>) -> tensor<4x6x8xf64>
+  %js = shard.sharding @g split_axes = [[1]] : !shard.sharding
+  %jj = shard.shard %j to %js : tensor<4x2xi32>
+  %w = nn.gather %a[%jj] axis = 1 : (tensor<4x6x8xf64>, tensor<4x2xi32>) -> tensor<4x4x2x8xf64>
+  func.return %y, %t, %w : tensor<4x3x8xf64>, tensor<4x6x8xf64>, tensor<4x4x2x8xf64>
+}""",
+    # Convolution and pooling with images, input channels or output channels split.
+    "conv_pool": """
+shard.grid @g(shape = 2)
+func.func @f(%x: tensor<4x2x6x6xf64>, %k: tensor<4x2x3x3xf64>, %x2: tensor<2x4x6x6xf64>, %k2: tensor<2x4x3x3xf64>, %v: tensor<f64>) -> (tensor<4x4x3x3xf64>, tensor<2x2x5x5xf64>, tensor<4x4x4x4xf64>) {
+  %n = shard.sharding @g split_axes = [[0]] : !shard.sharding
+  %c = shard.sharding @g split_axes = [[], [0]] : !shard.sharding
+  %a = shard.shard %x to %n annotate_for_users : tensor<4x2x6x6xf64>
+  %y = nn.conv2d %a, %k stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : (tensor<4x2x6x6xf64>, tensor<4x2x3x3xf64>) -> tensor<4x4x6x6xf64>
+  %p = nn.max_pool2d %y kernel = [2, 2] stride = [2, 2] padding = [0, 0, 0, 0] : tensor<4x4x6x6xf64> -> tensor<4x4x3x3xf64>
+  %b = shard.shard %x2 to %c annotate_for_users : tensor<2x4x6x6xf64>
+  %d = shard.shard %k2 to %c annotate_for_users : tensor<2x4x3x3xf64>
+  %q = nn.conv2d %b, %d stride = [2, 2] padding = [1, 0, 1, 0] dilation = [1, 1] : (tensor<2x4x6x6xf64>, tensor<2x4x3x3xf64>) -> tensor<2x2x3x3xf64>
+  %r = nn.pad %q, %v low = [0, 0, 1, 1] high = [0, 0, 1, 1] : (tensor<2x2x3x3xf64>, tensor<f64>) -> tensor<2x2x5x5xf64>
+  %o = shard.shard %k to %n annotate_for_users : tensor<4x2x3x3xf64>
+  %u = nn.conv2d %x, %o stride = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] : (tensor<4x2x6x6xf64>, tensor<4x2x3x3xf64>) -> tensor<4x4x4x4xf64>
+  func.return %p, %r, %u : tensor<4x4x3x3xf64>, tensor<2x2x5x5xf64>, tensor<4x4x4x4xf64>
 }""",
 }
 

@@ -108,8 +108,8 @@ func.func @grid_2d(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>) {
 
 // -----
 
-// Ops without a sharding rule run replicated: their operands are gathered first. Functions
-// without shard ops are left alone.
+// A slice of a split dimension needs the whole dimension: it is gathered first (a dimension taken
+// whole would keep its split). Functions without shard ops are left alone.
 // CHECK-LABEL: func.func @no_rule(%x: tensor<2x8xf32>) -> tensor<4x4xf32>
 // CHECK-NEXT:    %x_1 = shard.all_gather %x on @mesh grid_axes = [0] gather_axis = 0 : tensor<2x8xf32> -> tensor<8x8xf32>
 // CHECK-NEXT:    %y = nn.slice %x_1
@@ -125,4 +125,32 @@ func.func @no_rule(%x: tensor<8x8xf32>) -> tensor<4x4xf32> {
 }
 func.func @untouched(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   func.return %x : tensor<8x8xf32>
+}
+
+// -----
+
+// Data-parallel convolution: images split, kernel replicated. The convolution, the pooling and the
+// kernel's gradient-style convolution (contracting over the split images: a partial sum) run on
+// each device's images; only the returned sum is all-reduced.
+// CHECK-LABEL: func.func @conv(%x: tensor<2x2x8x8xf32>, %k: tensor<4x2x3x3xf32>) -> (tensor<f32>, tensor<2x4x3x3xf32>)
+// CHECK-NEXT:    %y = nn.conv2d %x, %k stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : (tensor<2x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+// CHECK-NEXT:    %p = nn.max_pool2d %y kernel = [2, 2] stride = [2, 2] padding = [0, 0, 0, 0] : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
+// CHECK-NEXT:    %s = nn.reduce_sum %p axes = [0, 1, 2, 3] : tensor<2x4x4x4xf32> -> tensor<f32>
+// CHECK-NEXT:    %xt = nn.transpose %x perm = [1, 0, 2, 3] : tensor<2x2x8x8xf32> -> tensor<2x2x8x8xf32>
+// CHECK-NEXT:    %yt = nn.transpose %y perm = [1, 0, 2, 3] : tensor<2x4x8x8xf32> -> tensor<4x2x8x8xf32>
+// CHECK-NEXT:    %w = nn.conv2d %xt, %yt stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : (tensor<2x2x8x8xf32>, tensor<4x2x8x8xf32>) -> tensor<2x4x3x3xf32>
+// CHECK-NEXT:    %s_1 = shard.all_reduce %s on @mesh grid_axes = [0] : tensor<f32> -> tensor<f32>
+// CHECK-NEXT:    %w_1 = shard.all_reduce %w on @mesh grid_axes = [0] : tensor<2x4x3x3xf32> -> tensor<2x4x3x3xf32>
+// CHECK-NEXT:    func.return %s_1, %w_1
+shard.grid @mesh(shape = 4)
+func.func @conv(%x: tensor<8x2x8x8xf32>, %k: tensor<4x2x3x3xf32>) -> (tensor<f32>, tensor<2x4x3x3xf32>) {
+  %s0 = shard.sharding @mesh split_axes = [[0]] : !shard.sharding
+  %a = shard.shard %x to %s0 annotate_for_users : tensor<8x2x8x8xf32>
+  %y = nn.conv2d %a, %k stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : (tensor<8x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<8x4x8x8xf32>
+  %p = nn.max_pool2d %y kernel = [2, 2] stride = [2, 2] padding = [0, 0, 0, 0] : tensor<8x4x8x8xf32> -> tensor<8x4x4x4xf32>
+  %s = nn.reduce_sum %p axes = [0, 1, 2, 3] : tensor<8x4x4x4xf32> -> tensor<f32>
+  %xt = nn.transpose %a perm = [1, 0, 2, 3] : tensor<8x2x8x8xf32> -> tensor<2x8x8x8xf32>
+  %yt = nn.transpose %y perm = [1, 0, 2, 3] : tensor<8x4x8x8xf32> -> tensor<4x8x8x8xf32>
+  %w = nn.conv2d %xt, %yt stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : (tensor<2x8x8x8xf32>, tensor<4x8x8x8xf32>) -> tensor<2x4x3x3xf32>
+  func.return %s, %w : tensor<f32>, tensor<2x4x3x3xf32>
 }
