@@ -48,3 +48,15 @@ def test_data_parallel_example_matches_one_device():
             assert words[4] == words[7], line  # the same loss, to 6 digits
     difference = float(result.stdout.strip().splitlines()[-1].split()[-1])
     assert difference < 1e-12
+
+
+def test_dp_sgd_example_uses_per_example_gradients_and_trains():
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "dp_sgd.py")],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert float(lines[0].split()[-1]) < 1e-5  # vmap(grad) == grad one example at a time (float32)
+    assert float(lines[-2].split()[3]) < 0.3  # the loss after 40 noisy, clipped steps
+    assert float(lines[-1].split()[-1]) >= 0.9  # training accuracy
