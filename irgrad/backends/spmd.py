@@ -398,10 +398,13 @@ def grid_of_function(module: ModuleOp, func: FuncOp) -> tuple[str, tuple[int, ..
 
 
 def run_partitioned(
-    module: ModuleOp, entry: str, global_args: Sequence[Value]
+    module: ModuleOp, entry: str, global_args: Sequence[Value], runner: Any = None
 ) -> tuple[tuple[Value, ...], list[DeviceStats]]:
     """Run the per-device function `@entry` on global arguments; returns the global results and
     each device's communication counts.
+
+    `runner(per_device_args) -> SpmdResult` runs the grid: by default the interpreter
+    (`run_spmd`); irgrad/backends/spmd_cpu.py's `SpmdProgram.run` runs compiled code.
 
     The function's "shard.grid", "shard.arg_split_axes" and "shard.result_split_axes" say how
     each global argument is split over the grid and how each result is assembled; scalars and
@@ -427,7 +430,7 @@ def run_partitioned(
         for i, (value, t, split) in enumerate(zip(global_args, inputs, arg_split))
     ]
     per_device = [list(args) for args in zip(*per_arg)] if per_arg else [[] for _ in range(math.prod(grid))]
-    run = run_spmd(module, entry, per_device, grid)
+    run = runner(per_device) if runner is not None else run_spmd(module, entry, per_device, grid)
     results = tuple(
         _gather(r, [device[r] for device in run.results], result_split[r], grid, name)
         for r in range(len(outputs))

@@ -8,8 +8,10 @@ The steps are the compiler's, each visible with `.lower(*args).as_text(stage)`:
    (the VJP of a sharding constraint constrains the cotangent), so the backward pass is
    partitioned by the same rules as the forward ("autodiff");
 3. `shard-partition` and `symbol-dce`: the per-device program with its collectives ("spmd");
-4. run it with irgrad/backends/spmd.py: one interpreter per device, collectives meet in the
-   middle; results are assembled into global arrays.
+4. run it on the simulated grid, one thread per device, collectives meeting in the middle
+   (irgrad/backends/spmd.py): compiled for the CPU piece by piece between collectives
+   (`backend="cpu"`, the default; irgrad/backends/spmd_cpu.py) or on the reference interpreter
+   (`backend="interp"`); results are assembled into global arrays.
 
 Like `ig.jit`, a new argument signature (structure, shapes, dtypes) traces a new program;
 `stats` holds the last call's communication counts per device.
@@ -73,7 +75,13 @@ class Lowered:
 class DistributedJitted:
     """`fn` specialized per signature, partitioned over `mesh`, run on the simulated grid."""
 
-    def __init__(self, fn: Callable[..., Any], mesh: Any, in_placements: Sequence[Any], out_placements: Any):
+    def __init__(
+        self, fn: Callable[..., Any], mesh: Any, in_placements: Sequence[Any], out_placements: Any, backend: str
+    ):
+        if backend not in ("cpu", "interp"):
+            raise ValueError(f"distributed.jit: backend must be 'cpu' or 'interp', got {backend!r}")
+        self.backend = backend
+        self._programs: dict[Any, Any] = {}
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.mesh = mesh
@@ -146,17 +154,34 @@ class DistributedJitted:
         lowered, out_tree = self._lower(args)
         leaves, _ = tree_flatten(list(args))
         inputs = [np.asarray(x) for x in leaves]
-        results, self.stats = run_partitioned(lowered.modules["spmd"], lowered.entry, inputs)
+        runner = None
+        if self.backend == "cpu":
+            runner = self._compiled(lowered, self._signature(args)).run
+        results, self.stats = run_partitioned(lowered.modules["spmd"], lowered.entry, inputs, runner)
         return tree_unflatten(out_tree, [np.asarray(r) for r in results])
 
 
-def jit(fn: Callable[..., Any], mesh: Any, in_placements: Sequence[Any], out_placements: Any = None) -> DistributedJitted:
+    def _compiled(self, lowered: Lowered, key: Any) -> Any:
+        """The per-device program compiled piece by piece (irgrad/backends/spmd_cpu.py), once per
+        signature."""
+        if key not in self._programs:
+            from irgrad.backends.spmd_cpu import SpmdProgram
+
+            self._programs[key] = SpmdProgram(lowered.modules["spmd"], lowered.entry, self.mesh.shape)
+        return self._programs[key]
+
+
+def jit(
+    fn: Callable[..., Any], mesh: Any, in_placements: Sequence[Any], out_placements: Any = None, backend: str = "cpu"
+) -> DistributedJitted:
     """`fn` run data- or model-parallel on `mesh` (an `ig.distributed.Mesh`).
 
     `in_placements` has one entry per positional argument: None (replicated), a placements list
     such as `[Shard(0)]` (for every array in that argument) or a pytree of placements lists
     matching the argument. Results are constrained to `out_placements` (same forms) when given;
     otherwise they keep the placement the partitioner gives them, pending sums all-reduced.
-    Calls take and return global numpy arrays.
+    Calls take and return global numpy arrays. `backend="cpu"` compiles the per-device program
+    (cut at its collectives, irgrad/backends/spmd_cpu.py); `"interp"` runs it on the reference
+    interpreter, one per device.
     """
-    return DistributedJitted(fn, mesh, in_placements, out_placements)
+    return DistributedJitted(fn, mesh, in_placements, out_placements, backend)

@@ -26,10 +26,11 @@ def _data(seed: int = 0, batch: int = 16):
     return params, x, y
 
 
-def test_data_parallel_gradient_is_the_single_device_gradient() -> None:
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_data_parallel_gradient_is_the_single_device_gradient(backend: str) -> None:
     params, x, y = _data()
     mesh = Mesh((4,))
-    step = ig.distributed.jit(ig.value_and_grad(mlp_loss), mesh, in_placements=(None, [Shard(0)], [Shard(0)]))
+    step = ig.distributed.jit(ig.value_and_grad(mlp_loss), mesh, in_placements=(None, [Shard(0)], [Shard(0)]), backend=backend)
     value, grads = step(params, x, y)
     value0, grads0 = ig.value_and_grad(mlp_loss)(params, x, y)
     np.testing.assert_allclose(value, value0, rtol=1e-13)
@@ -42,12 +43,13 @@ def test_data_parallel_gradient_is_the_single_device_gradient() -> None:
         assert device.bytes_sent == expected
 
 
-def test_tensor_parallel_gradient_is_the_single_device_gradient() -> None:
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_tensor_parallel_gradient_is_the_single_device_gradient(backend: str) -> None:
     """Megatron's MLP: w1 (and b1) split by columns, w2 by rows, over 2 devices."""
     params, x, y = _data(1)
     mesh = Mesh((2,), ("tp",))
     placements = ([[Shard(1)], [Shard(0)], [Shard(0)], [Replicate()]], None, None)
-    step = ig.distributed.jit(ig.value_and_grad(mlp_loss), mesh, in_placements=placements)
+    step = ig.distributed.jit(ig.value_and_grad(mlp_loss), mesh, in_placements=placements, backend=backend)
     value, grads = step(params, x, y)
     value0, grads0 = ig.value_and_grad(mlp_loss)(params, x, y)
     np.testing.assert_allclose(value, value0, rtol=1e-13)
@@ -60,13 +62,14 @@ def test_tensor_parallel_gradient_is_the_single_device_gradient() -> None:
     assert "tensor<6x4xf64>" in text  # the local w1: 8 columns over 2 devices
 
 
-def test_two_dimensional_mesh_data_and_tensor_parallel() -> None:
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_two_dimensional_mesh_data_and_tensor_parallel(backend: str) -> None:
     params, x, y = _data(2)
     mesh = Mesh((2, 2), ("dp", "tp"))
     w_cols, w_rows = [Replicate(), Shard(1)], [Replicate(), Shard(0)]
     batch = [Shard(0), Replicate()]
     placements = ([w_cols, [Replicate(), Shard(0)], w_rows, None], batch, batch)
-    step = ig.distributed.jit(ig.value_and_grad(mlp_loss), mesh, in_placements=placements)
+    step = ig.distributed.jit(ig.value_and_grad(mlp_loss), mesh, in_placements=placements, backend=backend)
     value, grads = step(params, x, y)
     value0, grads0 = ig.value_and_grad(mlp_loss)(params, x, y)
     np.testing.assert_allclose(value, value0, rtol=1e-13)
@@ -74,7 +77,8 @@ def test_two_dimensional_mesh_data_and_tensor_parallel() -> None:
         np.testing.assert_allclose(g, g0, rtol=1e-12, atol=1e-13)
 
 
-def test_data_parallel_training_follows_single_device_training() -> None:
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_data_parallel_training_follows_single_device_training(backend: str) -> None:
     params, x, y = _data(3)
 
     def sgd_step(params, x, y):
@@ -82,7 +86,7 @@ def test_data_parallel_training_follows_single_device_training() -> None:
         return loss, [p - 0.1 * g for p, g in zip(params, grads)]
 
     mesh = Mesh((4,))
-    step = ig.distributed.jit(sgd_step, mesh, in_placements=(None, [Shard(0)], [Shard(0)]))
+    step = ig.distributed.jit(sgd_step, mesh, in_placements=(None, [Shard(0)], [Shard(0)]), backend=backend)
     p_dist, p_one = params, params
     for _ in range(5):
         loss, p_dist = step(p_dist, x, y)
@@ -143,7 +147,8 @@ def test_constraints_compile_for_one_device() -> None:
     assert "shard." not in ig.jit(ig.grad(loss)).lower(w, x).as_text("linalg")
 
 
-def test_data_parallel_cnn_costs_only_the_gradient_all_reduces() -> None:
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_data_parallel_cnn_costs_only_the_gradient_all_reduces(backend: str) -> None:
     """Convolution, pooling and their gradients (convolutions over the split images, the pooling
     mask's gather and scatter) all stay on each device's images."""
 
@@ -155,7 +160,7 @@ def test_data_parallel_cnn_costs_only_the_gradient_all_reduces() -> None:
     rng = np.random.default_rng(6)
     params = [rng.standard_normal((4, 2, 3, 3)), rng.standard_normal((64, 3))]
     x, y = rng.standard_normal((8, 2, 8, 8)), rng.standard_normal((8, 3))
-    step = ig.distributed.jit(ig.value_and_grad(loss), Mesh((4,)), in_placements=(None, [Shard(0)], [Shard(0)]))
+    step = ig.distributed.jit(ig.value_and_grad(loss), Mesh((4,)), in_placements=(None, [Shard(0)], [Shard(0)]), backend=backend)
     value, grads = step(params, x, y)
     value0, grads0 = ig.value_and_grad(loss)(params, x, y)
     np.testing.assert_allclose(value, value0, rtol=1e-13)
