@@ -44,6 +44,7 @@ from irgrad.backends.interpreter.runner import (
     make_interpreter,
 )
 from irgrad.backends.interpreter.shard import Collective, Device, ShardFunctions
+from irgrad.diagnostics import IrgradError
 from irgrad.dialects import shard
 
 BARRIER_TIMEOUT_S = 120.0
@@ -211,7 +212,7 @@ def _on_device(err: BaseException, coords: tuple[int, ...], grid: tuple[int, ...
     where = f"on device {coords} of grid {'x'.join(map(str, grid))}"
     if hasattr(err, "__notes__"):  # xDSL attaches the whole module as notes
         del err.__notes__
-    if isinstance(err, InterpreterError | InterpreterInputError):
+    if isinstance(err, IrgradError | InterpreterInputError):  # the compiled code's checks too
         err.message = f"{err.message} ({where})"
         err.args = (err.message,)
     else:

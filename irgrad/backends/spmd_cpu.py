@@ -2,7 +2,7 @@
 the CPU, the collectives run between the pieces on the simulated grid.
 
 A per-device function from `shard-partition` is straight-line code with collectives here and
-there. The code between two collectives is an ordinary nn program, so it goes through the whole
+there (and `shard.process_linear_index`, which each device's thread answers itself). The code between two collectives is an ordinary nn program, so it goes through the whole
 CPU pipeline (`irgrad-cpu`, LLVM, the BLAS) as a function of its own: its arguments are the values
 it reads from earlier pieces, collectives or the function's arguments; its results are the values
 later pieces, collectives or the return read. Constants are recomputed in every piece that needs
@@ -55,7 +55,12 @@ class _Piece:
 
 
 def _is_constant(op: Operation) -> bool:
-    return not op.operands and not op.regions and op.has_trait(Pure) and len(op.results) == 1
+    """An op every piece may recompute instead of receiving its value (the device's own index is
+    not one: each device answers it)."""
+    return (
+        not op.operands and not op.regions and op.has_trait(Pure) and len(op.results) == 1
+        and not isinstance(op, shard.ProcessLinearIndexOp)
+    )
 
 
 def _inside(op: Operation) -> set[SSAValue]:
@@ -112,7 +117,7 @@ class SpmdProgram:
         groups: list[list[Operation] | Operation] = []
         current: list[Operation] = []
         for op in ops[:-1]:
-            if isinstance(op, shard.COLLECTIVES):
+            if isinstance(op, (*shard.COLLECTIVES, shard.ProcessLinearIndexOp)):
                 groups += [current, op] if current else [op]
                 current = []
                 continue
@@ -207,6 +212,8 @@ class SpmdProgram:
                         with _COMPILED_CALLS:
                             values = self.functions[step.name].call(*inputs)
                         env.update(zip(step.outputs, values))
+                    elif isinstance(step, shard.ProcessLinearIndexOp):
+                        env[step.results[0]] = index
                     else:
                         value = np.asarray(env[step.operands[0]], order="C")  # 0-d stays 0-d
                         env[step.results[0]] = communicator.exchange(index, _request(step), value, step)

@@ -14,8 +14,9 @@ count, shape or dtype) is a diagnostic on stderr and exit code 1; an interpreter
 `internal error` and exit code 2 (IRGRAD_TRACEBACK=1 shows the Python traceback).
 
 A per-device (SPMD) function, one `shard-partition` made (it carries a "shard.grid" attribute),
-runs on the reference interpreter's simulated grid (irgrad/backends/spmd.py): the inputs and
-results are the global arrays, split and reassembled by its shard.*_split_axes attributes.
+runs on a simulated grid (irgrad/backends/spmd.py; with --backend cpu compiled piece by piece
+between its collectives, irgrad/backends/spmd_cpu.py): the inputs and results are the global
+arrays, split and reassembled by its shard.*_split_axes attributes.
 
 With `--backend cpu`, `generate-runtime-verification` runs after bufferize: an index out of
 bounds at run time is a diagnostic at the op (`file:line:col: error: ... out-of-bounds ...`)
@@ -205,18 +206,27 @@ def run(argv: Sequence[str] | None) -> int:
 
 
 def run_on_grid(module: ModuleOp, func: FuncOp, inputs: Sequence[Any], args: argparse.Namespace) -> tuple[Any, ...]:
-    """A per-device function on the simulated grid: one reference interpreter per device."""
+    """A per-device function on the simulated grid: one reference interpreter per device, or
+    (--backend cpu) the program compiled piece by piece between its collectives."""
     from irgrad.backends.spmd import run_partitioned
 
     name = func.sym_name.data
-    if args.backend != "interp":
+    if args.backend not in ("interp", "cpu"):
         raise RunError(
-            f"@{name} is a per-device (SPMD) program (it has a shard.grid attribute); it runs on the "
-            f"reference interpreter's simulated grid (--backend interp), not --backend {args.backend}"
+            f"@{name} is a per-device (SPMD) program (it has a shard.grid attribute); it runs on a "
+            f"simulated grid (--backend interp or cpu), not --backend {args.backend}"
         )
     if args.debug_nans or args.debug_infs:
         raise RunError(f"--debug-nans and --debug-infs do not run per-device (SPMD) programs such as @{name} yet")
-    results, _ = run_partitioned(module, name, inputs)
+    runner = None
+    if args.backend == "cpu":
+        from irgrad.backends.spmd import grid_of_function
+        from irgrad.backends.spmd_cpu import SpmdProgram
+
+        found = grid_of_function(module, func)
+        assert found is not None
+        runner = SpmdProgram(module, name, found[1]).run
+    results, _ = run_partitioned(module, name, inputs, runner)
     return results
 
 

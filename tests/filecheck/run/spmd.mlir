@@ -1,13 +1,16 @@
 // RUN: python -c "import numpy as np; np.save('%t.x.npy', np.arange(24, dtype=np.float32).reshape(8, 3)); np.save('%t.odd.npy', np.zeros((6, 3), np.float32))"
 // RUN: irgrad-run %s --input %t.x.npy | filecheck %s
 // RUN: not irgrad-run %s --input %t.odd.npy 2>&1 | filecheck %s --check-prefix=SPLIT
-// RUN: not irgrad-run %s --input %t.x.npy --backend cpu 2>&1 | filecheck %s --check-prefix=BACKEND
+// RUN: irgrad-run %s --input %t.x.npy --backend cpu | filecheck %s
+// RUN: not irgrad-run %s --input %t.x.npy --backend gpu 2>&1 | filecheck %s --check-prefix=BACKEND
+// RUN: not irgrad-run %s --entry bad --input %t.x.npy --backend cpu 2>&1 | filecheck %s --check-prefix=COMPILED
 // RUN: not irgrad-run %s --entry bad --input %t.x.npy 2>&1 | filecheck %s --check-prefix=DEVICE
 
 // A per-device (SPMD) function, as shard-partition makes it, runs on the simulated grid its
 // shard.grid attribute names: the input is the global array, split over the 4 devices by
 // shard.arg_split_axes; the results are assembled by shard.result_split_axes (the total is
-// replicated, the scaled rows are split like the input).
+// replicated, the scaled rows are split like the input). With --backend cpu the code between
+// the collectives is compiled; the results are the same.
 
 shard.grid @g(shape = 4)
 
@@ -42,6 +45,8 @@ func.func @bad(%x: tensor<2x3xf32>) -> tensor<f32> attributes {
 
 // SPLIT-NOT:  Traceback
 // SPLIT:      irgrad-run: error: argument #0 of @main: dimension 0 of shape (6, 3) (size 6) does not split into 4 equal chunks over axes [0] of grid @g (4)
-// BACKEND:    irgrad-run: error: @main is a per-device (SPMD) program (it has a shard.grid attribute); it runs on the reference interpreter's simulated grid (--backend interp), not --backend cpu
+// BACKEND:    irgrad-run: error: @main is a per-device (SPMD) program (it has a shard.grid attribute); it runs on a simulated grid (--backend interp or cpu), not --backend gpu
+// COMPILED-NOT: Traceback
+// COMPILED:   irgrad-run: error: device 2 is unhappy (on device (2,) of grid 4)
 // DEVICE-NOT: Traceback
 // DEVICE:     spmd.mlir:{{[0-9]+}}:3: error: 'cf.assert' op assertion failed: device 2 is unhappy (on device (2,) of grid 4)
