@@ -120,11 +120,7 @@ class Deriver:
         name = self.fresh_name(primal, f"{primal.sym_name.data}_batch")
         function, result_mask = build_batched(self, primal, mask, size, name)
         self.batching.discard(key)
-        anchor = self.last_placed.get(primal, primal)
-        parent = primal.parent_block()
-        assert parent is not None
-        parent.insert_op_after(function, anchor)
-        self.last_placed[primal] = function
+        self.place(function, primal)
         self.batch_cache[key] = (function, result_mask)
         return function, result_mask
 
@@ -151,11 +147,7 @@ class Deriver:
                 hint = primal_args[wrt[k]].name_hint
                 arg.name_hint = f"{hint}_dot" if hint else "t"
 
-        anchor = self.last_placed.get(primal, primal)
-        parent = primal.parent_block()
-        assert parent is not None
-        parent.insert_op_after(derived, anchor)
-        self.last_placed[primal] = derived
+        self.place(derived, primal)
         return derived
 
     def outline(self, primal: func.FuncOp, kind: str, block: Block, captured: Sequence[SSAValue]) -> func.FuncOp:
@@ -172,13 +164,18 @@ class Deriver:
         candidate.sym_name = StringAttr(self.fresh_name(primal, base))
         region_op = block.parent_op()
         record_origin(candidate, f"outlined from the {region_op.name if region_op else 'region'} in {describe(primal)}")
-        anchor = self.last_placed.get(primal, primal)
-        parent = primal.parent_block()
-        assert parent is not None
-        parent.insert_op_after(candidate, anchor)
-        self.last_placed[primal] = candidate
+        self.place(candidate, primal)
         self.outlined.append(candidate)
         return candidate
+
+    def place(self, function: func.FuncOp, near: func.FuncOp) -> None:
+        """Insert a generated `function` after `near` and the functions generated from it before, so
+        the module reads in the order the functions were made."""
+        anchor = self.last_placed.get(near, near)
+        parent = near.parent_block()
+        assert parent is not None
+        parent.insert_op_after(function, anchor)
+        self.last_placed[near] = function
 
     def fresh_name(self, at: Operation, base: str) -> str:
         """`base`, or `base_<n>` with the smallest n not taken."""

@@ -252,19 +252,31 @@ def run_spmd(
     check_supported(module, func)
 
     communicator = GridCommunicator(grid, timeout)
-    results: list[tuple[Value, ...] | None] = [None] * size
+
+    def device_main(index: int) -> tuple[Value, ...]:
+        interpreter = make_interpreter(module, [_Cancellation(communicator)])
+        device = Device(index, grid, communicator)
+        interpreter.register_implementations(ShardFunctions(device), override=True)
+        with np.errstate(all="ignore"):  # numpy's error state is per thread
+            values = interpreter.call_op(func, inputs[index])
+        # results the caller owns, as run_function returns them
+        return tuple(np.array(v, order="C") if isinstance(v, np.ndarray) else v for v in values)
+
+    return SpmdResult(grid, run_devices(communicator, device_main), communicator.stats)
+
+
+def run_devices(communicator: GridCommunicator, device_main: Any) -> list[tuple[Value, ...]]:
+    """`device_main(i)` for every device i of the communicator's grid, each in its own thread;
+    their results in device order. The first failure (not a device stopped because another
+    failed) is raised, naming its device; a failing device aborts the others' collectives."""
+    grid = communicator.grid
+    results: list[tuple[Value, ...] | None] = [None] * communicator.size
     failures: list[BaseException] = []
     lock = threading.Lock()
 
-    def device_main(index: int) -> None:
+    def run(index: int) -> None:
         try:
-            interpreter = make_interpreter(module, [_Cancellation(communicator)])
-            device = Device(index, grid, communicator)
-            interpreter.register_implementations(ShardFunctions(device), override=True)
-            with np.errstate(all="ignore"):  # numpy's error state is per thread
-                values = interpreter.call_op(func, inputs[index])
-            # results the caller owns, as run_function returns them
-            results[index] = tuple(np.array(v, order="C") if isinstance(v, np.ndarray) else v for v in values)
+            results[index] = device_main(index)
             communicator.finish(index)
         except BaseException as err:  # noqa: BLE001  (re-raised by the main thread)
             with lock:
@@ -273,8 +285,8 @@ def run_spmd(
             communicator.abort()
 
     threads = [
-        threading.Thread(target=device_main, args=(i,), name=f"irgrad-device-{i}", daemon=True)
-        for i in range(size)
+        threading.Thread(target=run, args=(i,), name=f"irgrad-device-{i}", daemon=True)
+        for i in range(communicator.size)
     ]
     for thread in threads:
         thread.start()
@@ -283,7 +295,7 @@ def run_spmd(
     if failures:
         raise failures[0]
     assert all(r is not None for r in results)
-    return SpmdResult(grid, results, communicator.stats)  # type: ignore[arg-type]
+    return results  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------------------------

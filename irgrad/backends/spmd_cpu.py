@@ -31,16 +31,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import Pure
 
-from irgrad.backends.interpreter import collectives
 from irgrad.backends.interpreter.errors import InterpreterError
 from irgrad.backends.interpreter.shard import _request
-from irgrad.backends.spmd import (
-    DeviceAborted,
-    GridCommunicator,
-    SpmdResult,
-    _check_grid_shape,
-    _on_device,
-)
+from irgrad.backends.spmd import DeviceAborted, GridCommunicator, SpmdResult, _check_grid_shape, run_devices
 from irgrad.dialects import shard
 
 _COMPILED_CALLS = threading.Lock()
@@ -194,42 +187,25 @@ class SpmdProgram:
         if len(per_device_args) != size:
             raise InterpreterError(f"{len(per_device_args)} argument lists for a grid of {size} devices")
         communicator = GridCommunicator(self.grid, timeout)
-        results: list[tuple[Any, ...] | None] = [None] * size
-        failures: list[BaseException] = []
-        lock = threading.Lock()
         args = self.entry.body.blocks[0].args
         ret = self.entry.body.blocks[0].last_op
         assert ret is not None
 
-        def device_main(index: int) -> None:
-            try:
-                env: dict[SSAValue, Any] = dict(zip(args, per_device_args[index]))
-                for step in self.steps:
-                    if communicator.aborted:
-                        raise DeviceAborted("the run was aborted", self.entry)
-                    if isinstance(step, _Piece):
-                        inputs = [env[v] for v in step.inputs]
-                        with _COMPILED_CALLS:
-                            values = self.functions[step.name].call(*inputs)
-                        env.update(zip(step.outputs, values))
-                    elif isinstance(step, shard.ProcessLinearIndexOp):
-                        env[step.results[0]] = index
-                    else:
-                        value = np.asarray(env[step.operands[0]], order="C")  # 0-d stays 0-d
-                        env[step.results[0]] = communicator.exchange(index, _request(step), value, step)
-                results[index] = tuple(np.array(env[v], order="C") for v in ret.operands)
-                communicator.finish(index)
-            except BaseException as err:  # noqa: BLE001  (re-raised by the main thread)
-                with lock:
-                    if not isinstance(err, DeviceAborted):
-                        failures.append(_on_device(err, collectives.device_coords(self.grid)[index], self.grid))
-                communicator.abort()
+        def device_main(index: int) -> tuple[Any, ...]:
+            env: dict[SSAValue, Any] = dict(zip(args, per_device_args[index]))
+            for step in self.steps:
+                if communicator.aborted:
+                    raise DeviceAborted("the run was aborted", self.entry)
+                if isinstance(step, _Piece):
+                    inputs = [env[v] for v in step.inputs]
+                    with _COMPILED_CALLS:
+                        values = self.functions[step.name].call(*inputs)
+                    env.update(zip(step.outputs, values))
+                elif isinstance(step, shard.ProcessLinearIndexOp):
+                    env[step.results[0]] = index
+                else:
+                    value = np.asarray(env[step.operands[0]], order="C")  # 0-d stays 0-d
+                    env[step.results[0]] = communicator.exchange(index, _request(step), value, step)
+            return tuple(np.array(env[v], order="C") for v in ret.operands)
 
-        threads = [threading.Thread(target=device_main, args=(i,), daemon=True) for i in range(size)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if failures:
-            raise failures[0]
-        return SpmdResult(self.grid, results, communicator.stats)  # type: ignore[arg-type]
+        return SpmdResult(self.grid, run_devices(communicator, device_main), communicator.stats)

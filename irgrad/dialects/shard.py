@@ -127,6 +127,19 @@ class _GroupedCollective:
             raise VerifyException(f"'{self.name}' op {name} {axis} is out of range for a rank-{rank} tensor")
         return axis
 
+    def _divided(self, name: str, value: IntegerAttr) -> list[int]:
+        """The input shape with dimension `value` (the op's `name` property) cut into the group's
+        chunks: what all_slice and reduce_scatter give each member."""
+        n = self._verify_group()
+        shape = list(self.operands[0].type.get_shape())  # type: ignore[attr-defined]
+        axis = self._tensor_axis(name, value, len(shape))
+        if shape[axis] % n:
+            raise VerifyException(
+                f"'{self.name}' op {name} {axis} has size {shape[axis]}, not divisible by the group size {n}"
+            )
+        shape[axis] //= n
+        return shape
+
     def _check_result(self, expected: Sequence[int]) -> None:
         t_in = self.operands[0].type
         t_out = self.results[0].type
@@ -209,16 +222,7 @@ class AllSliceOp(_GroupedCollective, xshard.CollectiveCommunicationOp):
     )
 
     def verify_(self) -> None:
-        n = self._verify_group()
-        shape = list(self.input.type.get_shape())  # type: ignore[attr-defined]
-        axis = self._tensor_axis("slice_axis", self.slice_axis, len(shape))
-        if shape[axis] % n:
-            raise VerifyException(
-                f"'{self.name}' op slice_axis {axis} has size {shape[axis]}, not divisible by "
-                f"the group size {n}"
-            )
-        shape[axis] //= n
-        self._check_result(shape)
+        self._check_result(self._divided("slice_axis", self.slice_axis))
 
 
 @irdl_op_definition
@@ -240,16 +244,7 @@ class ReduceScatterOp(_GroupedCollective, xshard.CollectiveCommunicationOp):
     )
 
     def verify_(self) -> None:
-        n = self._verify_group()
-        shape = list(self.input.type.get_shape())  # type: ignore[attr-defined]
-        axis = self._tensor_axis("scatter_axis", self.scatter_axis, len(shape))
-        if shape[axis] % n:
-            raise VerifyException(
-                f"'{self.name}' op scatter_axis {axis} has size {shape[axis]}, not divisible by "
-                f"the group size {n}"
-            )
-        shape[axis] //= n
-        self._check_result(shape)
+        self._check_result(self._divided("scatter_axis", self.scatter_axis))
 
 
 @irdl_op_definition

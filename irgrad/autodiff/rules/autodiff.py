@@ -156,11 +156,7 @@ def _wrapper(
         deriver.fresh_name(near, base), (arg_types, [v.type for v in outputs]), Region(block), visibility="private"
     )
     function.location = near.location
-    anchor = deriver.last_placed.get(near, near)
-    parent = near.parent_block()
-    assert parent is not None
-    parent.insert_op_after(function, anchor)
-    deriver.last_placed[near] = function
+    deriver.place(function, near)
     deriver.outlined.append(function)
     return function
 
