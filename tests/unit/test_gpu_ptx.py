@@ -559,8 +559,10 @@ def test_gemm_on_the_emulator_matches_the_interpreter() -> None:
     import irgrad as ig
 
     rng = np.random.default_rng(7)
-    w = rng.standard_normal((3, 40, 50)).astype(np.float32)
-    x = rng.standard_normal((50, 64)).astype(np.float32)
+    # Each product (and its gradients') is big enough for a gemm host op (linalg_to_blas's
+    # min_flops); the elementwise parts are kept small, since the emulator runs every GPU thread.
+    w = rng.standard_normal((3, 16, 128)).astype(np.float32)
+    x = rng.standard_normal((128, 8)).astype(np.float32)
     fn = ig.value_and_grad(lambda w, x: ig.sum(ig.tanh(w @ x) ** 2))
     compiled = compile_program(ig.trace(fn, w, x), check_ptx=False)
     assert "blas.gemm" in str(compiled.host)
