@@ -32,7 +32,7 @@ from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, FlatSymbolRefAttr, FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FlatSymbolRefAttr, FunctionType, ModuleOp, TensorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -254,6 +254,9 @@ class _Partitioner:
         return arg_shardings, result_shardings
 
     def plan(self, op: Operation) -> shard_rules.Plan:
+        if isinstance(op, shard_rules.WITH_INDEX_OPERANDS):
+            current = [self.sharding[v] if _is_tensor(v) else shard.Sharding(()) for v in op.operands]
+            return shard_rules.RULES[type(op)](op, current)
         tensors = all(_is_tensor(v) for v in (*op.operands, *op.results))
         if op.regions or not tensors or len(op.results) != 1 or not op.operands:
             return shard_rules.replicated_plan(op) if tensors and op.results else _NO_PLAN
@@ -288,10 +291,14 @@ class _Partitioner:
             return
         operands = [self.get(v, s) for v, s in zip(op.operands, plan.operands)]
         t = cast(TensorType, op.results[0].type)
+        result_type = local_type(t, plan.result, self.grid.shape)
+        properties = dict(op.properties)
+        if isinstance(op, nn.DynamicSliceOp):  # the one rule op whose properties hold a size
+            properties["sizes"] = DenseArrayBase.from_list(i64, result_type.get_shape())
         new = type(op).create(
             operands=operands,
-            result_types=[local_type(t, plan.result, self.grid.shape)],
-            properties=dict(op.properties),
+            result_types=[result_type],
+            properties=properties,
             attributes=dict(op.attributes),
         )
         self._emit(new)

@@ -321,3 +321,30 @@ def _scatter_add(op: Operation, s: Sequence[Sharding]) -> Plan:
     updates = (*x_split[:axis], *([()] * idx_rank), *x_split[axis + 1 :])
     target = Sharding(x_split)
     return Plan((target, Sharding.replicated(idx_rank), Sharding(tuple(updates))), target)
+
+
+@rule(nn.DynamicSliceOp)
+def _dynamic_slice(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """A dimension the window spans whole keeps its split (its start can only be 0); the others
+    are gathered, since where the window falls is known only at run time. Linear: a partial
+    operand stays partial. The start indices are scalars every device holds."""
+    ds = cast(nn.DynamicSliceOp, op)
+    shape, sizes = _shape(ds.operand), ds.sizes.get_values()
+    keep = {d for d in range(len(shape)) if sizes[d] == shape[d]}
+    src = replace(s[0], split=_only(s[0].split, keep))
+    return Plan((src, *s[1:]), src)
+
+
+@rule(nn.DynamicUpdateSliceOp)
+def _dynamic_update_slice(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """A dimension the update covers whole keeps the operand's split, and the update is split
+    the same way there; the others are gathered."""
+    du = cast(nn.DynamicUpdateSliceOp, op)
+    shape, update = _shape(du.operand), _shape(du.update)
+    keep = {d for d in range(len(shape)) if update[d] == shape[d]}
+    target = Sharding(_only(resolved(s[0]).split, keep))
+    return Plan((target, target, *s[2:]), target)
+
+
+WITH_INDEX_OPERANDS = (nn.DynamicSliceOp, nn.DynamicUpdateSliceOp)
+"""Ops whose rule also sees scalar operands (start indices): their shardings are empty."""

@@ -194,6 +194,19 @@ func.func @f(%x: tensor<4x2x6x6xf64>, %k: tensor<4x2x3x3xf64>, %x2: tensor<2x4x6
   %u = nn.conv2d %x, %o stride = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] : (tensor<4x2x6x6xf64>, tensor<4x2x3x3xf64>) -> tensor<4x4x4x4xf64>
   func.return %p, %r, %u : tensor<4x4x3x3xf64>, tensor<2x2x5x5xf64>, tensor<4x4x4x4xf64>
 }""",
+    # Dynamic windows: a dimension spanned whole keeps its split; the indexed ones are gathered.
+    "dynamic_slices": """
+shard.grid @g(shape = 2x2)
+func.func @f(%x: tensor<4x6x8xf64>, %u: tensor<4x2x8xf64>, %i: tensor<i32>) -> (tensor<4x3x8xf64>, tensor<4x6x8xf64>, tensor<2x6x8xf64>) {
+  %s = shard.sharding @g split_axes = [[0], [1]] : !shard.sharding
+  %a = shard.shard %x to %s annotate_for_users : tensor<4x6x8xf64>
+  %k = tensor.extract %i[] : tensor<i32>
+  %z = arith.constant 0 : i32
+  %y = nn.dynamic_slice %a[%z, %k, %z] sizes = [4, 3, 8] : tensor<4x6x8xf64>, i32, i32, i32 -> tensor<4x3x8xf64>
+  %w = nn.dynamic_update_slice %a, %u[%z, %k, %z] : tensor<4x6x8xf64>, tensor<4x2x8xf64>, i32, i32, i32
+  %v = nn.dynamic_slice %a[%k, %z, %z] sizes = [2, 6, 8] : tensor<4x6x8xf64>, i32, i32, i32 -> tensor<2x6x8xf64>
+  func.return %y, %w, %v : tensor<4x3x8xf64>, tensor<4x6x8xf64>, tensor<2x6x8xf64>
+}""",
 }
 
 
