@@ -60,25 +60,17 @@ def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
             callee = SymbolTable.lookup_symbol(module, call.callee)
             if not isinstance(callee, func.FuncOp) or len(callee.body.blocks) != 1:
                 raise PassError(f"calls {call.callee}, which has no single-block body to inline", call)
-            body = callee.body.clone()
-            block = body.blocks[0]
-            mapping = dict(zip(block.args, call.operands))
+            block = callee.body.clone().blocks[0]
+            for arg, value in zip(block.args, call.operands, strict=True):
+                arg.replace_all_uses_with(value)  # nested uses too
             ret = block.last_op
             assert isinstance(ret, func.ReturnOp)
             for op in list(block.ops):
                 if op is ret:
                     break
                 op.detach()
-                for i, operand in enumerate(op.operands):
-                    if operand in mapping:
-                        op.operands[i] = mapping[operand]
-                for inner in op.walk():
-                    for i, operand in enumerate(inner.operands):
-                        if operand in mapping:
-                            inner.operands[i] = mapping[operand]
                 call.parent_block().insert_op_before(op, call)  # type: ignore[union-attr]
-            results = [mapping.get(v, v) for v in ret.operands]
-            for old, new in zip(call.results, results):
+            for old, new in zip(call.results, ret.operands):
                 old.replace_all_uses_with(new)
             call.detach()
             call.erase()
