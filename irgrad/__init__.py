@@ -22,7 +22,7 @@ from irgrad.frontend.bitwise_api import (
 from irgrad.frontend.check_grads import GradientCheckError, check_grads
 from irgrad.frontend.debugging import debug_nans
 from irgrad.diagnostics import NaNError
-from irgrad.frontend.control_flow import cond, fori_loop, while_loop
+from irgrad.frontend.control_flow import cond, fori_loop, scan, while_loop
 from irgrad.frontend.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
 from irgrad.frontend.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError
 from irgrad.frontend.indexing import getitem as _getitem
@@ -107,6 +107,7 @@ from irgrad.frontend.transforms import (
     vjp,
 )
 from irgrad.frontend.vmap import vmap
+from irgrad.frontend.jacobians import hessian, jacfwd, jacobian, jacrev
 
 _tensor_methods.install()
 del _getitem

@@ -1,4 +1,4 @@
-"""Structured control flow traced to `scf`: ig.cond, ig.fori_loop, ig.while_loop.
+"""Structured control flow traced to `scf`: ig.cond, ig.fori_loop, ig.while_loop, ig.scan.
 
 Bodies are traced once, into regions of the function being traced (no unrolling, so a loop's
 IR and its derivative stay the size of one iteration). Bodies may use outer values directly;
@@ -16,7 +16,9 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Block, Region
 
+from irgrad.dialects import nn
 from irgrad.frontend import dtypes, lax
+from irgrad.frontend.constants import full
 from irgrad.frontend.api_support import api, is_scalar, lift, result_dtype
 from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
@@ -203,3 +205,88 @@ def while_loop(cond_fn: Callable[[Any], Any], body_fn: Callable[[Any], Any], ini
     op = scf.WhileOp([t.value for t in carry], [a.tensor_type() for a in avals], Region(before), Region(after))
     frame.emit(op)
     return tree_unflatten(tree, [frame.wrap(r) for r in op.results])
+
+
+@api
+def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | None = None,
+         reverse: bool = False) -> tuple[Any, Any]:
+    """JAX's `lax.scan`: `carry, y = f(carry, x)` for each slice `x` of `xs` along its first axis;
+    returns the last carry and the `y`s stacked along a new first axis.
+
+    Traced to one `scf.for` whose body reads row i of each `xs` leaf (`nn.dynamic_slice`) and
+    writes `y` into row i of a carried result buffer (`nn.dynamic_update_slice`); with `reverse`,
+    row `length - 1 - i`. The reverse sweep tapes only the carried values the body's derivative
+    reads: the result buffers are written, never read, so the tape stays one row per iteration of
+    the true carry and the derivative stays linear in `length`.
+    """
+    frame = _frame()
+    carry, tree, avals = _carry("scan", init)
+    x_leaves, x_tree = tree_flatten(xs)
+    x_tracers = [lift(x) for x in x_leaves]
+    lengths = {t.shape[0] if t.shape else None for t in x_tracers}
+    if None in lengths:
+        raise ShapeError(f"scan: every leaf of xs needs a leading axis, got shapes {[t.shape for t in x_tracers]}{user_site()}")
+    if length is not None:
+        lengths.add(int(length))
+    if not lengths:
+        raise ValueError(f"scan: with no xs, length must be given{user_site()}")
+    if len(lengths) != 1:
+        raise ShapeError(
+            f"scan: xs leaves and length disagree on the number of steps: shapes "
+            f"{[t.shape for t in x_tracers]}, length={length}{user_site()}"
+        )
+    (n,) = lengths
+    y_tree: list[TreeDef] = []
+    row_of: list[Any] = []
+
+    def body(iv: Tracer, *vals: Tracer) -> Any:
+        row = iv.value
+        if reverse:
+            last = arith.ConstantOp.from_int_and_width(n - 1, IndexType())
+            frame.emit(last)
+            flip = arith.SubiOp(last.result, row)
+            frame.emit(flip)
+            row = flip.result
+        row_of.append(row)
+        zero = arith.ConstantOp.from_int_and_width(0, IndexType())
+        frame.emit(zero)
+        x_rows = []
+        for t in x_tracers:
+            outer = frame.resolve(t)
+            sliced = frame.emit(nn.DynamicSliceOp(outer.value, [row] + [zero.result] * (len(t.shape) - 1), [1, *t.shape[1:]]))
+            x_rows.append(lax.reshape(frame.wrap(sliced.results[0]), t.shape[1:]))
+        out = f(tree_unflatten(tree, list(vals)), tree_unflatten(x_tree, x_rows))
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise TypeError(f"scan: f must return a pair (carry, y), got {type(out).__name__}{user_site()}")
+        new_carry, y = out
+        c_leaves, c_tree = tree_flatten(new_carry)
+        y_leaves, tree_y = tree_flatten(y)
+        y_tree.append((c_tree, tree_y, len(c_leaves)))
+        return [*c_leaves, *y_leaves]
+
+    block, results, _ = _trace_region(body, avals, leading_block_types=[IndexType()], result_avals=avals)
+    c_tree, tree_y, count = y_tree[0]
+    carried = _match("scan", "f's carry", results[:count], c_tree, tree, avals)
+    ys = results[count:]
+    # The stacked results: a zero buffer per y leaf, carried through the loop, row i written.
+    buffers = [full((n, *y.shape), 0, y.dtype) for y in ys]
+    buffer_args = [block.insert_arg(b.value.type, len(block.args)) for b in buffers]
+    frame.scopes.append(block)
+    try:
+        zero = arith.ConstantOp.from_int_and_width(0, IndexType())
+        frame.emit(zero)
+        written = []
+        for y, buf in zip(ys, buffer_args):
+            update = lax.reshape(y, (1, *y.shape))
+            op = frame.emit(nn.DynamicUpdateSliceOp(buf, update.value, [row_of[0]] + [zero.result] * len(y.shape)))
+            written.append(op.results[0])
+        block.add_op(scf.YieldOp(*[r.value for r in carried], *written))
+    finally:
+        frame.scopes.pop()
+    lb = _index(0)
+    ub = _index(n)
+    one = _index(1)
+    op = scf.ForOp(lb, ub, one, [t.value for t in carry] + [b.value for b in buffers], block)
+    frame.emit(op)
+    final = [frame.wrap(r) for r in op.results]
+    return tree_unflatten(tree, final[: len(carry)]), tree_unflatten(tree_y, final[len(carry) :])
