@@ -16,7 +16,7 @@ def _swap(fn):
 
 
 def install() -> None:
-    from irgrad.frontend import bitwise_api, indexing, shape_api
+    from irgrad.frontend import bitwise_api, indexed_update, indexing, shape_api
 
     T = Tracer
     T.__add__ = lambda s, o: np_api.add(s, o)
@@ -57,6 +57,7 @@ def install() -> None:
     T.__ne__ = lambda s, o: np_api.not_equal(s, o)  # type: ignore[assignment]
     T.__getitem__ = lambda s, idx: indexing.getitem(s, idx)
     T.T = property(lambda s: shape_api.transpose(s))
+    T.at = property(lambda s: indexed_update.IndexUpdateHelper(s))
     T.sum = lambda s, axis=None, keepdims=False, dtype=None: np_api.sum(s, axis, keepdims, dtype)
     T.mean = lambda s, axis=None, keepdims=False: np_api.mean(s, axis, keepdims)
     T.max = lambda s, axis=None, keepdims=False: np_api.max(s, axis, keepdims)
