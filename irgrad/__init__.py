@@ -41,6 +41,7 @@ from irgrad.frontend.numpy_api import (
     divide,
     dot,
     equal,
+    erf,
     exp,
     floor,
     floor_divide,
@@ -108,6 +109,18 @@ from irgrad.frontend.transforms import (
 )
 from irgrad.frontend.vmap import vmap
 from irgrad.frontend.jacobians import hessian, jacfwd, jacobian, jacrev
+from irgrad.frontend.activations import (
+    elu,
+    expm1,
+    gelu,
+    leaky_relu,
+    log_sigmoid,
+    relu6,
+    selu,
+    silu,
+    softplus,
+    swish,
+)
 
 _tensor_methods.install()
 del _getitem

@@ -268,6 +268,9 @@ class RuleBuilder:
     def cos(self, a: Value) -> Value:
         return self._unary(nn.CosOp, math.CosOp, a)
 
+    def erf(self, a: Value) -> Value:
+        return self._unary(nn.ErfOp, math.ErfOp, a)
+
     def pow(self, a: Value, b: Value) -> Value:
         return self._binary(nn.PowOp, math.PowFOp, a, b)
 

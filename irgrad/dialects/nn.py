@@ -486,6 +486,14 @@ class CosOp(ElementwiseUnaryOp):
     name = "nn.cos"
 
 
+@irdl_op_definition
+class ErfOp(ElementwiseUnaryOp):
+    """Elementwise error function, erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt (exact GELU needs
+    it, and it has no accurate composite).  `%y = nn.erf %x : tensor<4xf32>`"""
+
+    name = "nn.erf"
+
+
 class ElementwiseBinaryOp(NNOperation, ABC):
     """`%z = nn.<op> %x, %y : tensor<...>`: both operands and the result share one type."""
 
@@ -1677,6 +1685,7 @@ NN = Dialect(
         RsqrtOp,
         SinOp,
         CosOp,
+        ErfOp,
         AddOp,
         SubOp,
         MulOp,

@@ -240,6 +240,12 @@ def sin(x: Any) -> Tracer:
 
 
 @api
+def erf(x: Any) -> Tracer:
+    """The error function (`nn.erf`; libm's erf on the CPU, libdevice's on the GPU)."""
+    return _unary_float(nn.ErfOp, x)
+
+
+@api
 def cos(x: Any) -> Tracer:
     return _unary_float(nn.CosOp, x)
 

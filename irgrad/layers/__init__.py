@@ -5,7 +5,7 @@ of numpy arrays) and `layer.apply(params, x)` runs it, eagerly on numpy arrays o
 `ig.trace`. See `irgrad.layers.base` for the contract and docs/api/layers.md for examples.
 """
 
-from irgrad.layers.activation import ReLU, Tanh
+from irgrad.layers.activation import GELU, ReLU, SiLU, Tanh
 from irgrad.layers.base import Layer, Params
 from irgrad.layers.container import MLP, Sequential
 from irgrad.layers.conv import Conv2d
@@ -21,6 +21,7 @@ __all__ = [
     "Dropout",
     "Embedding",
     "Flatten",
+    "GELU",
     "Layer",
     "LayerNorm",
     "Linear",
@@ -29,5 +30,6 @@ __all__ = [
     "Params",
     "ReLU",
     "Sequential",
+    "SiLU",
     "Tanh",
 ]

@@ -1,4 +1,4 @@
-"""Elementwise activations as layers (no parameters): `ReLU`, `Tanh`."""
+"""Elementwise activations as layers (no parameters): `ReLU`, `Tanh`, `GELU`, `SiLU`."""
 
 from __future__ import annotations
 
@@ -20,3 +20,20 @@ class Tanh(Layer):
 
     def apply(self, params: Params, x: Any, **kwargs: Any) -> Any:
         return ig.tanh(x)
+
+
+class GELU(Layer):
+    """`x * Phi(x)` elementwise (`ig.gelu`; the tanh form unless `approximate=False`)."""
+
+    def __init__(self, approximate: bool = True):
+        self.approximate = approximate
+
+    def apply(self, params: Params, x: Any, **kwargs: Any) -> Any:
+        return ig.gelu(x, approximate=self.approximate)
+
+
+class SiLU(Layer):
+    """`x * sigmoid(x)` elementwise (`ig.silu`)."""
+
+    def apply(self, params: Params, x: Any, **kwargs: Any) -> Any:
+        return ig.silu(x)

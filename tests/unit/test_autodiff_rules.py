@@ -105,6 +105,7 @@ CASES = [
     Case("rsqrt", [T(2, 3, gen=positive)], unary(nn.RsqrtOp)),
     Case("sin", [T(2, 3)], unary(nn.SinOp)),
     Case("cos", [T(2, 3)], unary(nn.CosOp)),
+    Case("erf", [T(2, 3)], unary(nn.ErfOp)),
     # Elementwise binary (nn).
     Case("add", [T(2, 3), T(2, 3)], binary(nn.AddOp)),
     Case("sub", [T(2, 3), T(2, 3)], binary(nn.SubOp)),
@@ -227,6 +228,7 @@ CASES = [
     Case("math_rsqrt", [S(positive)], unary(math.RsqrtOp)),
     Case("math_sin", [S()], unary(math.SinOp)),
     Case("math_cos", [S()], unary(math.CosOp)),
+    Case("math_erf", [S()], unary(math.ErfOp)),
     Case("math_powf", [S(positive), S()], binary(math.PowFOp)),
     Case("math_absf", [S(away_from_zero)], unary(math.AbsFOp)),
     Case("arith_on_tensors", [T(3), T(3)], lambda e, x, y: e(arith.MulfOp(e(arith.AddfOp(x, y)), x))),

@@ -47,7 +47,7 @@ def no_disk_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IRGRAD_CACHE_DIR", "off")
 
 
-TRANSCENDENTAL = ("nn.exp", "nn.log", "nn.tanh", "nn.sigmoid", "nn.sin", "nn.cos", "nn.pow")
+TRANSCENDENTAL = ("nn.exp", "nn.log", "nn.tanh", "nn.sigmoid", "nn.sin", "nn.cos", "nn.erf", "nn.pow")
 ACCUMULATING = ("nn.reduce_sum", "nn.matmul", "nn.conv2d")
 
 
@@ -176,7 +176,7 @@ def float_variants() -> list[Case]:
         a, b = values((3, 37), dtype, seed=66, special=True), values((3, 37), dtype, seed=67)
         for op in (nn.AddOp, nn.SubOp, nn.MulOp, nn.DivOp, nn.MaximumOp, nn.MinimumOp, nn.PowOp):
             cases.append(Case(f"{op.name}-wide-{dt(dtype)}", op, [a, b]))
-        for op in (nn.ExpOp, nn.TanhOp, nn.SigmoidOp, nn.SqrtOp, nn.RsqrtOp, nn.LogOp, nn.SinOp, nn.CosOp):
+        for op in (nn.ExpOp, nn.TanhOp, nn.SigmoidOp, nn.SqrtOp, nn.RsqrtOp, nn.LogOp, nn.SinOp, nn.CosOp, nn.ErfOp):
             cases.append(Case(f"{op.name}-wide-{dt(dtype)}", op, [a]))
         cases.append(Case(f"nn.reduce_sum-wide-{dt(dtype)}", lambda v: nn.ReduceSumOp(v, [1]), [b], exact=False))
     for dtype in INTS:

@@ -45,6 +45,7 @@ UNARY = {
     "sigmoid": ig.sigmoid,
     "sin": ig.sin,
     "cos": ig.cos,
+    "erf": ig.erf,
     "exp_tanh": lambda v: ig.exp(ig.tanh(v)),
     "log_abs": lambda v: ig.log(ig.abs(v) + 0.5),
     "sqrt_abs": lambda v: ig.sqrt(ig.abs(v)),

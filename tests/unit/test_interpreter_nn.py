@@ -7,6 +7,8 @@ saturating conversion, empty reductions.
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -41,6 +43,7 @@ UNARY_FLOAT = [
     (nn.RsqrtOp, lambda x: 1 / np.sqrt(x)),
     (nn.SinOp, np.sin),
     (nn.CosOp, np.cos),
+    (nn.ErfOp, lambda x: np.vectorize(math.erf)(x.astype(np.float64)).astype(x.dtype)),
     (nn.NegOp, np.negative),
     (nn.AbsOp, np.abs),
 ]

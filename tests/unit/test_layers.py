@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import math
+
 import numpy as np
 import pytest
 
@@ -159,6 +161,9 @@ CASES = [
     Case("flatten-start-2", L.Flatten(start_axis=2), (2, 3, 4, 5), lambda p, x: x.reshape(2, 3, -1), {}),
     Case("relu", L.ReLU(), (4, 5), lambda p, x: np.maximum(x, 0), {}),
     Case("tanh", L.Tanh(), (4, 5), lambda p, x: np.tanh(x), {}),
+    Case("gelu", L.GELU(), (4, 5), lambda p, x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))), {}),
+    Case("gelu-exact", L.GELU(approximate=False), (4, 5), lambda p, x: 0.5 * x * (1 + np.vectorize(math.erf)(x / np.sqrt(2))), {}),
+    Case("silu", L.SiLU(), (4, 5), lambda p, x: x / (1 + np.exp(-x)), {}),
     Case(
         "layernorm",
         L.LayerNorm(6),

@@ -151,6 +151,7 @@ UNARY = {
     nn.RsqrtOp: FLOATS,
     nn.SinOp: FLOATS,
     nn.CosOp: FLOATS,
+    nn.ErfOp: FLOATS,
 }
 
 BINARY = {

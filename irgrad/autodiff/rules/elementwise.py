@@ -187,6 +187,24 @@ def _cos_jvp(b: RuleBuilder, op: Operation, t: SSAValue) -> Tangent:
     return b.neg(b.mul(t, b.sin(op.operands[0])))
 
 
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+
+
+def _erf_factor(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """erf'(x) = 2/sqrt(pi) exp(-x^2), in x's own ops (so it differentiates again)."""
+    return b.scale(b.exp(b.neg(b.mul(x, x))), _TWO_OVER_SQRT_PI)  # type: ignore[return-value]
+
+
+@vjp_rule(nn.ErfOp, math.ErfOp)
+def _erf_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
+    return [b.strong_mul(ct, _erf_factor(b, op.operands[0]))]
+
+
+@jvp_rule(nn.ErfOp, math.ErfOp)
+def _erf_jvp(b: RuleBuilder, op: Operation, t: SSAValue) -> Tangent:
+    return b.mul(t, _erf_factor(b, op.operands[0]))
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Binary
 # ---------------------------------------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ FLOAT_FUNCTIONS: dict[type[Operation], Fn] = {
     math.SinhOp: np.sinh,
     math.CoshOp: np.cosh,
     math.TanhOp: np.tanh,
+    math.ErfOp: numerics.erf,
     math.AsinhOp: np.arcsinh,
     math.AcoshOp: np.arccosh,
     math.AtanhOp: np.arctanh,

@@ -53,6 +53,7 @@ UNARY: dict[type[Operation], Fn] = {
     nn.RsqrtOp: _transcendental(_rsqrt),
     nn.SinOp: _transcendental(np.sin),
     nn.CosOp: _transcendental(np.cos),
+    nn.ErfOp: _transcendental(numerics.erf),
 }
 
 BINARY: dict[type[Operation], Fn] = {

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import math
+
 import numpy as np
 
 from irgrad.backends.interpreter.dtypes import BFLOAT16, LOW_PRECISION_DTYPES, is_float_dtype
@@ -226,3 +228,16 @@ def round_half_away(x: Array) -> Array:
     """math.round: to nearest, ties away from zero (np.round rounds ties to even)."""
     t = np.trunc(x)
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)  # `where` keeps -0.0
+
+
+_erf_scalar = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: Array) -> Array:
+    """libm's erf (through Python's math.erf), elementwise in x's dtype: the reference the
+    compiled code (libm, libdevice) is checked against. numpy has no erf of its own."""
+    a = np.asarray(x)
+    out = np.asarray(_erf_scalar(a.astype(np.float64)), dtype=np.float64)
+    if a.ndim == 0:
+        return a.dtype.type(out)
+    return out.astype(a.dtype) if a.dtype != np.float64 else out

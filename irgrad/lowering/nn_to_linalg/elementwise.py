@@ -151,6 +151,7 @@ UNARY: dict[type[Operation], Rule] = {
     nn.SqrtOp: math_rule(math.SqrtOp),
     nn.RsqrtOp: in_compute_type(_rsqrt),
     nn.SinOp: math_rule(math.SinOp),
+    nn.ErfOp: math_rule(math.ErfOp),
     nn.CosOp: math_rule(math.CosOp),
 }
 

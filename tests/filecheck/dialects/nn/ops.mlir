@@ -92,8 +92,9 @@ func.func @iota() {
 // CHECK-NEXT:    %{{.*}} = nn.sqrt %[[A]] : tensor<4xf32>
 // CHECK-NEXT:    %{{.*}} = nn.rsqrt %[[B]] : tensor<2x3xf16>
 // CHECK-NEXT:    %{{.*}} = nn.sin %[[C]] : tensor<bf16>
-// CHECK-NEXT:    %[[COS:.*]] = nn.cos %[[D]] : tensor<0x2xf64>
-// CHECK-NEXT:    func.return %[[COS]] : tensor<0x2xf64>
+// CHECK-NEXT:    %{{.*}} = nn.cos %[[D]] : tensor<0x2xf64>
+// CHECK-NEXT:    %[[ERF:.*]] = nn.erf %[[D]] : tensor<0x2xf64>
+// CHECK-NEXT:    func.return %[[ERF]] : tensor<0x2xf64>
 func.func @unary_float(%a: tensor<4xf32>, %b: tensor<2x3xf16>, %c: tensor<bf16>, %d: tensor<0x2xf64>) -> tensor<0x2xf64> {
   %0 = nn.exp %a : tensor<4xf32>
   %1 = nn.log %b : tensor<2x3xf16>
@@ -103,7 +104,8 @@ func.func @unary_float(%a: tensor<4xf32>, %b: tensor<2x3xf16>, %c: tensor<bf16>,
   %5 = nn.rsqrt %b : tensor<2x3xf16>
   %6 = nn.sin %c : tensor<bf16>
   %7 = nn.cos %d : tensor<0x2xf64>
-  func.return %7 : tensor<0x2xf64>
+  %8 = nn.erf %d : tensor<0x2xf64>
+  func.return %8 : tensor<0x2xf64>
 }
 
 // The numeric unary ops accept integers too; ops chain through their results.
