@@ -109,6 +109,7 @@ from irgrad.frontend.transforms import (
 )
 from irgrad.frontend.vmap import vmap
 from irgrad.frontend.jacobians import hessian, jacfwd, jacobian, jacrev
+from irgrad.frontend.einsum import einsum
 from irgrad.frontend.activations import (
     elu,
     expm1,
