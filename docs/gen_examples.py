@@ -15,6 +15,7 @@ EXAMPLES = [
     ("mlp.py", "An MLP classifier (irgrad.layers.MLP, softmax cross-entropy, Adam)"),
     ("cnn.py", "A small CNN (conv2d, max_pool2d, flatten, linear)"),
     ("rnn.py", "An Elman RNN with ig.fori_loop (one scf.for; xs[i] is a dynamic slice), then with ig.scan"),
+    ("transformer.py", "A one-block causal transformer (Embedding, MultiHeadAttention with ig.einsum, GELU MLP, LayerNorm)"),
 ]
 
 

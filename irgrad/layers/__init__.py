@@ -6,6 +6,7 @@ of numpy arrays) and `layer.apply(params, x)` runs it, eagerly on numpy arrays o
 """
 
 from irgrad.layers.activation import GELU, ReLU, SiLU, Tanh
+from irgrad.layers.attention import MultiHeadAttention
 from irgrad.layers.base import Layer, Params
 from irgrad.layers.container import MLP, Sequential
 from irgrad.layers.conv import Conv2d
@@ -27,6 +28,7 @@ __all__ = [
     "Linear",
     "MLP",
     "MaxPool2d",
+    "MultiHeadAttention",
     "Params",
     "ReLU",
     "Sequential",

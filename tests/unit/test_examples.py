@@ -60,3 +60,14 @@ def test_dp_sgd_example_uses_per_example_gradients_and_trains():
     assert float(lines[0].split()[-1]) < 1e-5  # vmap(grad) == grad one example at a time (float32)
     assert float(lines[-2].split()[3]) < 0.3  # the loss after 40 noisy, clipped steps
     assert float(lines[-1].split()[-1]) >= 0.9  # training accuracy
+
+
+def test_transformer_example_learns_the_next_token():
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "transformer.py")],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "func.func" in result.stdout and "nn.matmul" in result.stdout
+    losses = [float(line.split()[-1]) for line in result.stdout.splitlines() if line.startswith("step")]
+    assert losses[0] > 2.0 and losses[-1] < 0.05, losses  # from about log(16) to near 0

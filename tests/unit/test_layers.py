@@ -369,3 +369,36 @@ def test_dropout_with_key_draws_mask_in_program():
     assert 0.65 < kept.mean() < 0.85
     other = layer.apply({}, x, key=ig.random.key(8))
     assert not np.array_equal(eager, other)
+
+
+def _np_attention(p, x, heads, allowed):
+    b, t, d = x.shape
+    hd = d // heads
+    q, k, v = ((x @ p[f"w{n}"] + p[f"b{n}"]).reshape(b, t, heads, hd) for n in "qkv")
+    s = np.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(hd)
+    s = np.where(allowed, s, np.finfo(s.dtype).min)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    return np.einsum("bhqk,bkhd->bqhd", w, v).reshape(b, t, d) @ p["wo"] + p["bo"]
+
+
+def test_multi_head_attention_matches_numpy_with_causal_and_padding_masks():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 5, 8))
+    causal = L.MultiHeadAttention(8, 2, causal=True)
+    p = causal.init(0, np.float64)
+    tril = np.tril(np.ones((5, 5), np.bool_))
+    np.testing.assert_allclose(ig.jit(causal.apply)(p, x), _np_attention(p, x, 2, tril), rtol=1e-12, atol=1e-13)
+    keys = np.array([[True] * 5, [True, True, True, False, False]])[:, None, None, :]
+    plain = L.MultiHeadAttention(8, 2)
+    got = ig.jit(lambda p, x, m: plain(p, x, mask=m))(p, x, keys)
+    np.testing.assert_allclose(got, _np_attention(p, x, 2, keys), rtol=1e-12, atol=1e-13)
+    # A fully masked row averages uniformly instead of making NaN.
+    none = np.zeros((1, 1, 1, 5), np.bool_)
+    assert np.all(np.isfinite(ig.jit(lambda p, x, m: plain(p, x, mask=m))(p, x, none)))
+    ig.check_grads(lambda p, x: causal(p, x), (p, x), order=1, modes=("rev",))
+    assert causal.init(0)["wq"].dtype == np.float32
+    with pytest.raises(ig.ShapeError, match=r"MultiHeadAttention\(dim=8\): input must be \(batch, time, 8\)"):
+        causal(p, x[0])
+    with pytest.raises(ValueError, match="not a multiple"):
+        L.MultiHeadAttention(8, 3)
