@@ -99,6 +99,7 @@ from irgrad.frontend.shape_api import (
 from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, trace
 from irgrad.frontend.transforms import (
     checkpoint,
+    custom_jvp,
     custom_vjp,
     grad,
     jvp,

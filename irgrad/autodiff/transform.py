@@ -189,6 +189,7 @@ class Deriver:
         """Erase the functions the pass made that nothing refers to any more: a loop body whose derivatives
         were built from it but which no generated code calls, a derivative whose cotangent never arrived."""
         generated = [*self.outlined, *self.cache.values(), *(f for f, _ in self.batch_cache.values())]
+        generated = list({id(f): f for f in generated}.values())  # a function may be in two of them
         while True:
             referenced = _referenced_symbols(self.module)
             unused = [f for f in generated if f.parent is not None and f.sym_name.data not in referenced]
@@ -269,14 +270,15 @@ def _referenced_symbols(module: ModuleOp) -> set[str]:
 
 
 def lower_derivative_control(module: ModuleOp) -> None:
-    """Outside derivative code, stop_gradient is the identity and checkpoint/custom_vjp are plain calls."""
+    """Outside derivative code, stop_gradient is the identity and checkpoint/custom_vjp/custom_jvp are plain
+    calls."""
     for op in list(module.walk()):
         block = op.parent_block()
         if isinstance(op, ad.StopGradientOp):
             assert block is not None
             op.result.replace_all_uses_with(op.input)
             block.erase_op(op)
-        elif isinstance(op, ad.CheckpointOp | ad.CustomVJPOp):
+        elif isinstance(op, ad.CheckpointOp | ad.CustomVJPOp | ad.CustomJVPOp):
             assert block is not None
             call = func.CallOp(op.callee, list(op.args), op.res.types)
             call.location = op.location

@@ -740,6 +740,51 @@ class CustomVJPOp(CallLikeOp):
 
 
 @irdl_op_definition
+class CustomJVPOp(CallLikeOp):
+    """Call `callee`, but differentiate it with the user function `jvp` (as `jax.custom_jvp`).
+
+    `jvp` takes the callee's arguments followed by one tangent per argument (of the argument's type) and
+    returns the callee's results followed by one tangent per result. Forward mode calls it; reverse mode
+    transposes it: `jvp`'s tangent outputs are linear in its tangent inputs, so the cotangent of the
+    arguments is the VJP of that linear map, which the transform derives from `jvp`'s own body. The
+    callee's body is never differentiated.
+
+    ```mlir
+    %y = autodiff.custom_jvp @f(%x) jvp @f_jvp : (tensor<3xf32>) -> tensor<3xf32>
+    ```
+    with `@f_jvp : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)`.
+    """
+
+    name = "autodiff.custom_jvp"
+
+    jvp = prop_def(FlatSymbolRefAttrConstr)
+
+    assembly_format = "$callee `(` $args `)` `jvp` $jvp attr-dict `:` functional-type($args, $res)"
+
+    def __init__(self, callee: FuncOp, jvp: FuncOp, args: Sequence[SSAValue | Operation]):
+        super().__init__(
+            operands=[args],
+            result_types=[callee.function_type.outputs.data],
+            properties={"callee": _symbol(callee), "jvp": _symbol(jvp)},
+        )
+
+    def verify_symbol_uses(self) -> None:
+        callee = self.verify_call()
+        inputs, outputs = callee.inputs.data, callee.outputs.data
+        jvp = self.lookup_func("jvp", self.jvp).function_type
+        if jvp.inputs.data != (*inputs, *inputs):
+            raise self.error(
+                f"jvp {self.jvp} must take the arguments of {self.callee} {format_types(inputs)} followed by one "
+                f"tangent per argument, but takes {format_types(jvp.inputs.data)}"
+            )
+        if jvp.outputs.data != (*outputs, *outputs):
+            raise self.error(
+                f"jvp {self.jvp} must return the results of {self.callee} {format_types(outputs)} followed by one "
+                f"tangent per result, but returns {format_types(jvp.outputs.data)}"
+            )
+
+
+@irdl_op_definition
 class CheckpointOp(CallLikeOp):
     """Call `callee`, recomputing its intermediates in the reverse sweep instead of saving them.
 
@@ -775,6 +820,7 @@ Autodiff = Dialect(
         BatchOp,
         StopGradientOp,
         CustomVJPOp,
+        CustomJVPOp,
         CheckpointOp,
     ],
     [],

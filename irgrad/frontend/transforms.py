@@ -354,6 +354,89 @@ class custom_vjp:
         return tree_unflatten(primal.out_tree, _emit_results(op))
 
 
+class custom_jvp:
+    """A function with a user-given JVP, as `jax.custom_jvp`:
+
+        @ig.custom_jvp
+        def f(x): ...
+        @f.defjvp
+        def f_jvp(primals, tangents):
+            (x,), (t,) = primals, tangents
+            return f(x), <the tangent of f(x) along t>
+
+    Forward mode calls the rule; reverse mode transposes it (its tangent output must be linear in
+    the tangents, as in JAX), so one rule serves grad, jvp, and their compositions to any order.
+    `f`'s own body is never differentiated. Integer arguments get zero tangents of their dtype.
+    """
+
+    def __init__(self, fn: Callable[..., Any]):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.jvp: Callable[..., Any] | None = None
+        self._in_rule = 0
+
+    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
+        """Sets the rule `jvp(primals, tangents) -> (primal_out, tangent_out)`; usable as a decorator."""
+        self.jvp = jvp
+        return jvp
+
+    def __call__(self, *args: Any) -> Any:
+        if self.jvp is None:
+            raise TypeError(f"custom_jvp function {function_name(self.fn)} has no rule: use @f.defjvp")
+        if self._in_rule:
+            return self.fn(*args)  # `f(x)` inside f's own rule is the primal function
+        return _eager_capable(self._staged)(*args)
+
+    def _staged(self, *args: Any) -> Any:
+        assert self.jvp is not None
+        rule = self.jvp
+        leaves, _ = tree_flatten(list(args))
+        primal = _trace_child(self.fn, args)
+        count = len(primal.in_avals)
+
+        def jvp_flat(*flat: Any) -> tuple[Any, ...]:
+            primals = tuple(tree_unflatten(primal.in_tree, list(flat[:count])))
+            tangents = tuple(tree_unflatten(primal.in_tree, list(flat[count:])))
+            result = rule(primals, tangents)
+            if not isinstance(result, tuple) or len(result) != 2:
+                raise TypeError(f"custom_jvp: the rule must return a pair (primal_out, tangent_out), got {type(result).__name__}")
+            out, tangent_out = result
+            out_leaves, out_tree = tree_flatten(out)
+            t_leaves, t_tree = tree_flatten(tangent_out)
+            for what, tree in (("primal_out", out_tree), ("tangent_out", t_tree)):
+                if tree != primal.out_tree:
+                    raise TypeError(
+                        f"custom_jvp: the rule's {what} has structure {tree!r}, the function returns {primal.out_tree!r}"
+                    )
+            lifted = []
+            for leaf, a in zip([*out_leaves, *t_leaves], [*primal.out_avals, *primal.out_avals]):
+                t = lift(leaf, a.dtype)
+                if t.shape != a.shape:
+                    t = lift(np_broadcast_to(t, a.shape), a.dtype)
+                lifted.append(t)
+            return tuple(lifted)
+
+        self._in_rule += 1
+        try:
+            avals = [*primal.in_avals, *primal.in_avals]
+            jvp = trace_function(
+                jvp_flat, avals, module=_frame().module, name=f"{primal.name}_jvp_rule", in_avals=avals
+            )
+        finally:
+            self._in_rule -= 1
+        for traced in (primal, jvp):
+            if traced.captures:
+                raise TypeError(f"custom_jvp: {traced.name} closes over traced values; pass them as arguments")
+        op = ad.CustomJVPOp(primal.func_op, jvp.func_op, _call_operands(primal, leaves))
+        return tree_unflatten(primal.out_tree, _emit_results(op))
+
+
+def np_broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
+    from irgrad.frontend.shape_api import broadcast_to
+
+    return broadcast_to(x, shape)
+
+
 def checkpoint(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Rematerialization: values inside `fn` are recomputed in the reverse sweep, not saved."""
 

@@ -11,13 +11,20 @@ a custom_vjp function): irgrad differentiates `@f` itself in forward mode, so `j
 work; the user's rule is not consulted there (a custom rule that deliberately differs from `@f`'s
 derivative, a clipped gradient say, only applies in reverse mode).
 
+`custom_jvp @f jvp @f_jvp` (JAX's custom_jvp): forward mode calls the user's `@f_jvp(args..., tangents...)`,
+whose primal results replace the op's. Reverse mode transposes the rule, as JAX does: `@f_jvp`'s tangent
+outputs are linear in its tangent inputs, so the arguments' cotangents are the VJP, w.r.t. the tangents, of
+`@f_jvp_tangents(args..., tangents...) -> result tangents` (a wrapper), taken at zero tangents; the autodiff
+pass derives that VJP from the rule's own body. `@f` is never differentiated, in either mode, and higher
+orders differentiate the user's rule.
+
 `checkpoint @g`: the forward sweep keeps only `@g`'s arguments and results; the reverse sweep calls
 `@g_vjp`, whose forward sweep re-runs `@g`'s body (the same ops in the same order, so the recomputed values
 are bit-identical) before pulling the cotangents back. That is exactly a call's rule (rules/func.py).
 
 Batching (vmap): stop_gradient maps examples to examples; checkpoint calls the batched callee, still
 checkpointed; custom_vjp batches its callee, fwd and bwd alike, so a gradient taken after vmap still uses
-the user's rule (see `_custom_vjp_batch`).
+the user's rule (see `_custom_vjp_batch`); custom_jvp batches its callee and its rule likewise.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import SymbolRefAttr, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from irgrad.autodiff.batching import BatchBuilder, Batched, batched
@@ -87,6 +94,56 @@ def _custom_vjp_jvp(b: RuleBuilder, op: Operation, *tangents: SSAValue | None) -
     """Forward mode differentiates the callee itself (see the module docstring)."""
     custom = cast(ad.CustomVJPOp, op)
     return call_jvp(b, custom, custom.callee, list(custom.args), tangents)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# custom_jvp
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@jvp_rule(ad.CustomJVPOp)
+def _custom_jvp_jvp(b: RuleBuilder, op: Operation, *tangents: SSAValue | None) -> Tangent:
+    """Call the user's rule with a tangent per argument (zeros where none); its primal results replace the op's."""
+    custom = cast(ad.CustomJVPOp, op)
+    rule = b.lookup(custom.jvp, custom)
+    args = list(custom.args)
+    filled = [t if t is not None else b.zeros_like(a) for t, a in zip(tangents, args)]
+    results = b.call(rule, [*args, *filled])
+    count = len(custom.res)
+    b.replace_primal(custom, results[:count])
+    return list(results[count:])
+
+
+def _tangent_map(b: RuleBuilder, custom: ad.CustomJVPOp, rule: func.FuncOp) -> func.FuncOp:
+    """`@<rule>_tangents(args..., tangents...) -> result tangents`: the linear map reverse mode transposes
+    (built once per rule)."""
+    deriver = b.deriver
+    assert deriver is not None
+    key = ("custom_jvp_tangents", rule)
+    if key not in deriver.cache:
+        count = len(custom.res)
+        deriver.cache[key] = _wrapper(  # type: ignore[index]
+            b, rule, f"{rule.sym_name.data}_tangents", rule, lambda wb, values: values[count:]
+        )
+    return deriver.cache[key]  # type: ignore[index]
+
+
+@vjp_rule(ad.CustomJVPOp)
+def _custom_jvp_vjp(b: RuleBuilder, op: Operation, *cts: SSAValue | None) -> Cotangents:
+    """The transpose of the user's rule: the VJP of its tangent map w.r.t. the tangents, at zero tangents."""
+    custom = cast(ad.CustomJVPOp, op)
+    args = list(custom.args)
+    n = len(args)
+    wrt = [n + i for i in range(n) if b.needs(i) and is_float_type(args[i].type)]
+    seeds = [i for i, ct in enumerate(cts) if ct is not None]
+    if not wrt or not seeds:
+        return [None] * n
+    tangent_map = _tangent_map(b, custom, b.lookup(custom.jvp, custom))
+    vjp = b.derive(SymbolRefAttr(tangent_map.sym_name), "vjp", wrt, custom, seeds)
+    seeded = [ct if ct is not None else b.zeros_like(result) for ct, result in zip(cts, custom.results)]
+    results = b.call(vjp, [*args, *(b.zeros_like(a) for a in args), *seeded])
+    gradients = iter(results[len(custom.res) :])
+    return [next(gradients) if n + i in wrt else None for i in range(n)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -212,4 +269,26 @@ def _custom_vjp_batch(
 
         bwd_b = _wrapper(b, bwd, f"{bwd_b.sym_name.data}_args", bwd_b, per_argument)
     new = b.emit(ad.CustomVJPOp(callee_b, fwd_b, bwd_b, list(args)))
+    return [(result, True) for result in new.results]
+
+
+@batch_rule(ad.CustomJVPOp)
+def _custom_jvp_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]
+) -> list[Batched]:
+    """A custom_jvp of the batched callee whose rule is the user's, batched with each tangent batched where its
+    argument is; every result (and result tangent) is batched, broadcast where the batched function's is not,
+    so the callee and the rule agree on the result types."""
+    custom = cast(ad.CustomJVPOp, op)
+    deriver = b.deriver
+    assert deriver is not None
+    size, mask, count = b.size, tuple(is_batched), len(custom.res)
+    callee, rule = b.lookup(custom.callee, custom), b.lookup(custom.jvp, custom)
+    callee_b, callee_mask = deriver.derive_batched(callee, mask, size, custom)
+    rule_b, rule_mask = deriver.derive_batched(rule, (*mask, *mask), size, custom)
+    if not all(callee_mask):
+        callee_b = _wrapper(b, callee, f"{callee_b.sym_name.data}_all", callee_b, _all_batched(size, count, callee_mask))
+    if not all(rule_mask):
+        rule_b = _wrapper(b, rule, f"{rule_b.sym_name.data}_all", rule_b, _all_batched(size, 2 * count, rule_mask))
+    new = b.emit(ad.CustomJVPOp(callee_b, rule_b, list(args)))
     return [(result, True) for result in new.results]

@@ -380,3 +380,38 @@ func.func @main(%x: tensor<8xf32>) {
 }
 
 // CHECK: 'autodiff.batch' op in_axes[0] = 0 does not fit input #0 of @g (f32): a mapped input must be a ranked tensor and the axis at most its rank
+
+// -----
+
+// custom_jvp's rule must take the callee's arguments, then one tangent per argument.
+func.func private @f(tensor<3xf32>, i32) -> tensor<3xf32>
+func.func private @f_rule(tensor<3xf32>, i32, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+func.func @main(%x: tensor<3xf32>, %n: i32) {
+  %y = autodiff.custom_jvp @f(%x, %n) jvp @f_rule : (tensor<3xf32>, i32) -> tensor<3xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.custom_jvp' op jvp @f_rule must take the arguments of @f (tensor<3xf32>, i32) followed by one tangent per argument, but takes (tensor<3xf32>, i32, tensor<3xf32>)
+
+// -----
+
+// custom_jvp's rule must return the callee's results, then one tangent per result.
+func.func private @f(tensor<3xf32>) -> tensor<3xf32>
+func.func private @f_rule(tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+func.func @main(%x: tensor<3xf32>) {
+  %y = autodiff.custom_jvp @f(%x) jvp @f_rule : (tensor<3xf32>) -> tensor<3xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.custom_jvp' op jvp @f_rule must return the results of @f (tensor<3xf32>) followed by one tangent per result, but returns (tensor<3xf32>)
+
+// -----
+
+// custom_jvp's rule is a symbol too.
+func.func private @f(tensor<3xf32>) -> tensor<3xf32>
+func.func @main(%x: tensor<3xf32>) {
+  %y = autodiff.custom_jvp @f(%x) jvp @missing : (tensor<3xf32>) -> tensor<3xf32>
+  func.return
+}
+
+// CHECK: 'autodiff.custom_jvp' op jvp @missing does not reference a symbol in the nearest symbol table

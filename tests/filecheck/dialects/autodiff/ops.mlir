@@ -8,6 +8,7 @@ func.func private @scalar_loss(f32, i32) -> f32
 func.func private @f(tensor<3xf32>, tensor<3x2xf32>) -> tensor<2xf32>
 func.func private @f_fwd(tensor<3xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3xf32>)
 func.func private @f_bwd(tensor<3xf32>, tensor<2xf32>) -> (tensor<3xf32>, tensor<3x2xf32>)
+func.func private @f_rule(tensor<3xf32>, tensor<3x2xf32>, tensor<3xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
 
 // grad: `wrt` defaults to [0] and is always printed.
 // CHECK-LABEL: func.func @grad(
@@ -69,6 +70,15 @@ func.func @stop_gradient(%x: tensor<3xf32>, %n: i32, %d: tensor<?xf64>) -> (tens
 func.func @custom_vjp(%x: tensor<3xf32>, %w: tensor<3x2xf32>) -> tensor<2xf32> {
   // CHECK: %{{.*}} = autodiff.custom_vjp @f(%[[X]], %[[W]]) fwd @f_fwd bwd @f_bwd : (tensor<3xf32>, tensor<3x2xf32>) -> tensor<2xf32>
   %y = autodiff.custom_vjp @f(%x, %w) fwd @f_fwd bwd @f_bwd : (tensor<3xf32>, tensor<3x2xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// custom_jvp: calls @f; @f_rule maps (arguments, tangents) to (results, result tangents).
+// CHECK-LABEL: func.func @custom_jvp(
+// CHECK-SAME:    %[[X:.*]]: tensor<3xf32>, %[[W:.*]]: tensor<3x2xf32>)
+func.func @custom_jvp(%x: tensor<3xf32>, %w: tensor<3x2xf32>) -> tensor<2xf32> {
+  // CHECK: %{{.*}} = autodiff.custom_jvp @f(%[[X]], %[[W]]) jvp @f_rule : (tensor<3xf32>, tensor<3x2xf32>) -> tensor<2xf32>
+  %y = autodiff.custom_jvp @f(%x, %w) jvp @f_rule : (tensor<3xf32>, tensor<3x2xf32>) -> tensor<2xf32>
   func.return %y : tensor<2xf32>
 }
 
