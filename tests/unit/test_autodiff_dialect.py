@@ -88,6 +88,7 @@ def test_dialect_lists_every_op():
         "autodiff.batch",
         "autodiff.stop_gradient",
         "autodiff.custom_vjp",
+        "autodiff.custom_jvp",
         "autodiff.checkpoint",
     }
 
