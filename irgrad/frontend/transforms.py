@@ -463,3 +463,28 @@ def _eager_capable(staged: Callable[..., Any]) -> Callable[..., Any]:
         return api(staged)(*args, **kwargs)
 
     return wrapper
+
+
+def eval_shape(fn: Callable[..., Any], *args: Any) -> Any:
+    """The shapes and dtypes of `fn(*args)` as a pytree of `ShapeDtype`s, traced, never run
+    (`jax.eval_shape`). `args` may hold arrays or `ShapeDtype`s."""
+    from irgrad.frontend.tracing import ShapeDtype, trace
+
+    program = trace(fn, *args)
+    outs = [ShapeDtype(a.shape, a.dtype) for a in program.traced.out_avals]
+    return tree_unflatten(program.traced.out_tree, outs)
+
+
+def linearize(fn: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """`(fn(*primals), f_jvp)` where `f_jvp(*tangents)` is the JVP at `primals` (`jax.linearize`).
+
+    Each call of `f_jvp` is a forward-mode derivative request on the same primals; the primal
+    output is computed once, here."""
+    out = fn(*primals)
+
+    def f_jvp(*tangents: Any) -> Any:
+        if len(tangents) != len(primals):
+            raise TypeError(f"linearize: f_jvp takes {len(primals)} tangents, one per primal, got {len(tangents)}")
+        return jvp(fn, primals, tangents)[1]
+
+    return out, f_jvp

@@ -508,3 +508,26 @@ API_GRADS = [
 def test_api_functions_pass_check_grads(name, fn, args):
     ig.check_grads(fn, args, order=1, modes=("fwd", "rev"), rtol=1e-5, atol=1e-6)
     ig.check_grads(fn, args, order=2, modes=("rev",), rtol=1e-5, atol=1e-6)
+
+
+def test_eval_shape_traces_without_running():
+    calls = []
+
+    def f(x, w):
+        calls.append(1)
+        return {"y": x @ w, "best": ig.argmax(x)}
+
+    out = ig.eval_shape(f, ig.ShapeDtype((3, 4)), np.ones((4, 5), np.float64))
+    assert out["y"] == ig.ShapeDtype((3, 5), np.float64) and out["best"] == ig.ShapeDtype((), np.int32)
+    assert len(calls) == 1  # traced once, never executed
+
+
+def test_linearize_is_the_jvp_at_fixed_primals():
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal(3), rng.standard_normal(3)
+    y, f_jvp = ig.linearize(lambda a, b: ig.sin(a) * b, x, w)
+    np.testing.assert_allclose(y, np.sin(x) * w, rtol=1e-15)
+    tx, tw = rng.standard_normal(3), rng.standard_normal(3)
+    np.testing.assert_allclose(f_jvp(tx, tw), np.cos(x) * tx * w + np.sin(x) * tw, rtol=1e-14)
+    with pytest.raises(TypeError, match="takes 2 tangents"):
+        f_jvp(tx)
