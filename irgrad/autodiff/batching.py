@@ -20,9 +20,18 @@ Scalars can be batched too: a *batched scalar* of type `t` is a tensor<B x t>, o
 example. They come from `tensor.extract` of a batched tensor, as the condition of `ig.cond` on a
 per-example predicate does; the scf.if rule then runs both branches and selects per example
 (rules/scf.py). A batched index (nn tensors hold no index) is a tensor<B x i64>: `arith.index_cast`
-of a per-example integer makes one, and the dynamic slices take it as a per-example start position
-(`x[i]` under vmap, rules/data_movement.py); a loop bound or a tensor.extract position that differs
-per example is not supported yet (their rules say so).
+of a per-example integer makes one, and so does the induction variable of a loop whose bounds differ
+per example. Integer arith on batched scalars (addi, subi, muli, divsi, maxsi, cmpi, select, ...)
+becomes the nn op on the [B] tensors (rules/elementwise.py). The dynamic slices take a batched index
+as a per-example start position (`x[i]` under vmap, rules/data_movement.py), and tensor.extract /
+tensor.insert as a per-example position (a gather / a select, clamped as the dynamic slices clamp;
+rules/tensor.py).
+
+Loops whose trip count differs per example are batched as JAX does (rules/scf.py): a while_loop whose
+condition is a batched scalar runs while any example's condition holds, carrying a mask of the
+examples still running and freezing the others (each carried value is select(running, new, old)), so
+every example ends with what the unbatched loop gives it; a fori_loop (scf.for) whose bounds depend on
+a mapped argument becomes the equivalent while loop, its induction variable a batched index.
 
 Because `@f_batch` is ordinary IR, it can be differentiated, partitioned and lowered like any
 other function, and a request inside `f` (a gradient, say) is expanded before `f` is batched.

@@ -21,7 +21,6 @@ from xdsl.parser import Parser
 
 import irgrad as ig
 from _autodiff_harness import run_pass
-from irgrad.autodiff.errors import AutodiffError
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import nn
 from irgrad.driver.registry import make_context
@@ -409,38 +408,5 @@ def test_tensor_element_ops_on_batched_scalars() -> None:
         np.testing.assert_array_equal(got[k], np.stack([np.asarray(one[k]) for one in singles]))
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# What is not supported yet fails clearly
-# ---------------------------------------------------------------------------------------------------------------
-
-
-def test_a_per_example_trip_count_is_not_supported_yet() -> None:
-    ns, x = np.array([1, 2, 3, 4], np.int32), np.ones(3)
-    fn = ig.vmap(lambda n, x: ig.fori_loop(0, n, lambda i, c: c * 2.0, x), in_axes=(0, None))
-    with pytest.raises(AutodiffError, match="scf.for whose bounds depend on the mapped arguments"):
-        fn(ns, x)
-
-
-def test_a_per_example_while_condition_is_not_supported_yet() -> None:
-    xs = _rng(19).standard_normal((B, 3))
-    fn = ig.vmap(lambda x: ig.while_loop(lambda c: ig.sum(c * c) < 100.0, lambda c: c * 2.0 + 1.0, x))
-    with pytest.raises(AutodiffError, match="while_loop whose condition differs per example"):
-        fn(xs)
-
-
-def test_an_extract_at_a_per_example_position_is_not_supported_yet() -> None:
-    text = """
-    func.func @f(%x: tensor<3xf64>, %i: tensor<i32>) -> tensor<f64> {
-      %j = tensor.extract %i[] : tensor<i32>
-      %k = arith.index_cast %j : i32 to index
-      %e = tensor.extract %x[%k] : tensor<3xf64>
-      %t = tensor.from_elements %e : tensor<f64>
-      func.return %t : tensor<f64>
-    }
-    func.func @g(%x: tensor<3xf64>, %i: tensor<4xi32>) -> tensor<4xf64> {
-      %e = autodiff.batch @f(%x, %i) in_axes = [-1, 0] out_axes = [0] : (tensor<3xf64>, tensor<4xi32>) -> tensor<4xf64>
-      func.return %e : tensor<4xf64>
-    }
-    """
-    with pytest.raises(AutodiffError, match="tensor.extract at a position that differs per example"):
-        run_pass(Parser(make_context(), text).parse_module())
+# Loops whose trip count differs per example (a per-example while_loop condition, per-example fori_loop bounds)
+# and tensor.extract/insert at per-example positions: tests/unit/test_vmap_loops.py.

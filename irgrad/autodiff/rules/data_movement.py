@@ -332,9 +332,23 @@ def _dynamic_slice_batch(
     s_b clamped as dynamic_slice clamps it. A start in a dimension the window fills is always 0, so it is
     ignored there; if that leaves nothing per-example, the result is shared."""
     ds = cast(nn.DynamicSliceOp, op)
-    x, starts = args[0], list(args[1:])
-    x_batched, start_batched = is_batched[0], list(is_batched[1:])
-    shape, sizes = shape_of(ds.operand), _ints(ds.sizes)
+    return batch_dynamic_slice(
+        b, args[0], is_batched[0], list(args[1:]), list(is_batched[1:]), shape_of(ds.operand), _ints(ds.sizes)
+    )
+
+
+def batch_dynamic_slice(
+    b: BatchBuilder,
+    x: SSAValue,
+    x_batched: bool,
+    starts: Sequence[SSAValue],
+    start_batched: Sequence[bool],
+    shape: Sequence[int],
+    sizes: Sequence[int],
+) -> Batched:
+    """The batched `dynamic_slice(x, starts, sizes)` of an operand of (per-example) `shape`: the rule above,
+    also used by tensor.extract at a per-example position (rules/tensor.py)."""
+    starts = list(starts)
     if not any(start_batched):
         return b.dynamic_slice(x, [b.full(0, IndexType()), *starts], [b.size, *sizes]), True
     varying = [d for d, bt in enumerate(start_batched) if bt and sizes[d] < shape[d]]
@@ -383,9 +397,26 @@ def _dynamic_update_slice_batch(
     a mask keeps the positions s_b <= j < s_b + k; the masked update replaces the operand there (a select), in
     the window of the dimensions whose start is shared (a dynamic_slice, then a dynamic_update_slice back)."""
     dus = cast(nn.DynamicUpdateSliceOp, op)
-    x, update, starts = args[0], args[1], list(args[2:])
-    x_batched, update_batched, start_batched = is_batched[0], is_batched[1], list(is_batched[2:])
-    shape, update_shape = shape_of(dus.operand), shape_of(dus.update)
+    return batch_dynamic_update_slice(
+        b, (args[0], is_batched[0]), (args[1], is_batched[1]), list(args[2:]), list(is_batched[2:]),
+        shape_of(dus.operand), shape_of(dus.update),
+    )
+
+
+def batch_dynamic_update_slice(
+    b: BatchBuilder,
+    operand: Batched,
+    new: Batched,
+    starts: Sequence[SSAValue],
+    start_batched: Sequence[bool],
+    shape: Sequence[int],
+    update_shape: Sequence[int],
+) -> Batched:
+    """The batched `dynamic_update_slice(operand, new, starts)` with (per-example) shapes `shape` and
+    `update_shape`: the rule above, also used by tensor.insert at a per-example position (rules/tensor.py)."""
+    (x, x_batched), (update, update_batched) = operand, new
+    starts, start_batched = list(starts), list(start_batched)
+    shape, update_shape = list(shape), list(update_shape)
     size = b.size
     varying = [d for d, bt in enumerate(start_batched) if bt and update_shape[d] < shape[d]]
 

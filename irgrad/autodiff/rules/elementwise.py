@@ -10,12 +10,14 @@ half the cotangent to each side.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from xdsl.dialects import arith, math
 from xdsl.ir import Operation, SSAValue
 
 from irgrad.autodiff.batching import BatchBuilder, Batched, batched_type, materialize
 from irgrad.autodiff.builder import RuleBuilder, element_type
+from irgrad.autodiff.errors import AutodiffError
 from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, non_differentiable, vjp_rule
 from irgrad.dialects import nn
 
@@ -378,3 +380,72 @@ def _index_cast_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], 
     scalar, or nothing at all for i64."""
     target = batched_type(op.results[0].type, b.size).get_element_type()
     return b.convert(args[0], target), True
+
+
+# Integer (index) arithmetic on batched scalars: a loop counter or a trip count that differs per example (the
+# induction variable of a per-example scf.for, the iteration count of a per-example scf.while and the reverse
+# loop of its derivative). A batched index is a tensor<B x i64> (batching.py), so each op becomes its nn twin on
+# the [B] tensors; nn.div truncates toward zero, as arith.divsi does.
+_ARITH_INT_TWINS: dict[type[Operation], type[Operation]] = {
+    arith.AddiOp: nn.AddOp,
+    arith.SubiOp: nn.SubOp,
+    arith.MuliOp: nn.MulOp,
+    arith.DivSIOp: nn.DivOp,
+    arith.MaxSIOp: nn.MaximumOp,
+    arith.MinSIOp: nn.MinimumOp,
+    arith.AndIOp: nn.AndOp,
+    arith.OrIOp: nn.OrOp,
+    arith.XOrIOp: nn.XorOp,
+}
+_CMPI_DIRECTIONS = {"eq": "eq", "ne": "ne", "slt": "lt", "sle": "le", "sgt": "gt", "sge": "ge"}
+
+
+@batch_rule(*_ARITH_INT_TWINS)
+def _arith_int_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """`arith.addi` (subi, muli, divsi, maxsi, minsi, andi, ori, xori) of batched scalars: the nn op on [B]."""
+    lhs, rhs = materialize(b, args, is_batched)
+    return b.value(_ARITH_INT_TWINS[type(op)](lhs, rhs)), True
+
+
+def _floor_ceil_adjust(b: BatchBuilder, lhs: SSAValue, rhs: SSAValue, direction: str) -> tuple[SSAValue, SSAValue]:
+    """The truncated quotient q = lhs / rhs and where the remainder r = lhs - q * rhs has the sign that moves
+    the rounded quotient (`gt`: r * rhs > 0, ceil adds one; `lt`: r * rhs < 0, floor subtracts one)."""
+    quotient = b.value(nn.DivOp(lhs, rhs))
+    remainder = b.value(nn.SubOp(lhs, b.value(nn.MulOp(quotient, rhs))))
+    sign = b.value(nn.MulOp(remainder, rhs))
+    return quotient, b.compare(direction, sign, b.full(0, sign.type))
+
+
+@batch_rule(arith.CeilDivSIOp, arith.FloorDivSIOp, arith.RemSIOp)
+def _arith_rounded_div_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]
+) -> Batched:
+    """ceildivsi / floordivsi / remsi of batched scalars, from nn.div (which truncates) and a correction."""
+    lhs, rhs = materialize(b, args, is_batched)
+    if isinstance(op, arith.RemSIOp):
+        quotient = b.value(nn.DivOp(lhs, rhs))
+        return b.value(nn.SubOp(lhs, b.value(nn.MulOp(quotient, rhs)))), True
+    ceil = isinstance(op, arith.CeilDivSIOp)
+    quotient, adjust = _floor_ceil_adjust(b, lhs, rhs, "gt" if ceil else "lt")
+    step = b.full(1 if ceil else -1, quotient.type)
+    return b.value(nn.SelectOp(adjust, b.value(nn.AddOp(quotient, step)), quotient)), True
+
+
+@batch_rule(arith.CmpiOp)
+def _cmpi_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
+    """A comparison of batched (signed) integers: nn.compare on [B], a batched i1 scalar."""
+    predicate = arith.CMPI_COMPARISON_OPERATIONS[cast(arith.CmpiOp, op).predicate.value.data]
+    direction = _CMPI_DIRECTIONS.get(predicate)
+    if direction is None:
+        raise AutodiffError(f"vmap: not supported yet: an unsigned comparison arith.cmpi {predicate} of batched values", op)
+    lhs, rhs = materialize(b, args, is_batched)
+    return b.compare(direction, lhs, rhs), True
+
+
+@batch_rule(arith.SelectOp)
+def _arith_select_batch(
+    b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]
+) -> Batched:
+    """arith.select of batched scalars (or on a batched condition): nn.select of [B] tensors."""
+    pred, on_true, on_false = materialize(b, args, is_batched)
+    return b.value(nn.SelectOp(pred, on_true, on_false)), True

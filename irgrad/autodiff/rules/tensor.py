@@ -10,8 +10,14 @@ carried values is written with `tensor.insert` and read with `tensor.extract`.
 Batching (vmap): an element of a batched tensor is a *batched scalar*, tensor<B x t> (batching.py): the
 predicate `ig.cond` extracts from a per-example comparison is one, and the scf.if rule selects on it. The
 rules here move between batched scalars and batched tensors with nn ops (dynamic_slice,
-dynamic_update_slice, reshape, concatenate, broadcast_in_dim). Positions that differ per example
-(batched indices) are not supported yet.
+dynamic_update_slice, reshape, concatenate, broadcast_in_dim). A position that differs per example (a
+batched index, tensor<B x i64>: a loop counter of a per-example loop, or `arith.index_cast` of a per-example
+integer) is read or written as the dynamic slice of one element at that start would be
+(data_movement.py's `batch_dynamic_slice` / `batch_dynamic_update_slice`): a per-example gather,
+result[b] = x[b, i_b, ...] (x[i_b, ...] when x is shared), and a per-example masked select for an insert.
+Such positions are clamped into the tensor, as the dynamic slices clamp their starts (and as JAX clamps
+dynamic indices): unbatched, an out-of-range tensor.extract is undefined, batched it reads the nearest
+element.
 """
 
 from __future__ import annotations
@@ -24,10 +30,11 @@ from xdsl.dialects import tensor
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from irgrad.autodiff.batching import BatchBuilder, Batched, materialize
+from irgrad.autodiff.batching import BatchBuilder, Batched, batched, materialize
 from irgrad.autodiff.builder import RuleBuilder, element_type, shape_of
 from irgrad.autodiff.errors import AutodiffError
 from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, non_differentiable, vjp_rule
+from irgrad.autodiff.rules.data_movement import batch_dynamic_slice, batch_dynamic_update_slice
 
 T = SSAValue | None
 
@@ -103,22 +110,19 @@ def _splat_jvp(b: RuleBuilder, op: Operation, t: SSAValue, *size_tangents: T) ->
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _unbatched_indices(op: Operation, is_batched: Sequence[bool], first: int) -> None:
-    if any(is_batched[first:]):
-        raise AutodiffError(
-            f"vmap: not supported yet: {op.name} at a position that differs per example (an index computed "
-            "from a mapped argument); index with values that do not depend on the mapped arguments, or use "
-            "ig.take (nn.gather)",
-            op,
-        )
-
-
 @batch_rule(tensor.ExtractOp)
 def _extract_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
-    """Every example's element at the same position: the batched scalar [B], sliced out of [B, ...]."""
-    _unbatched_indices(op, is_batched, 1)
+    """Every example's element at the same position: the batched scalar [B], sliced out of [B, ...]. At a
+    position that differs per example: the one-element dynamic slice at it, batched (a per-example gather)."""
     source, *indices = args
     shape = shape_of(op.operands[0])
+    if any(is_batched[1:]):
+        value, value_batched = batch_dynamic_slice(
+            b, source, is_batched[0], indices, is_batched[1:], shape, [1] * len(shape)
+        )
+        if not value_batched:  # every per-example position is in a dimension of size 1
+            value = batched(b, value, b.size)
+        return b.reshape(value, [b.size]), True
     if not shape:
         return source, True  # tensor<B x t>, a rank-0 tensor per example, is already the batched scalar
     zero = b.full(0, IndexType())
@@ -128,10 +132,18 @@ def _extract_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_
 
 @batch_rule(tensor.InsertOp)
 def _insert_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
-    """Every example's element written at the same position: a dynamic_update_slice of the [B] column."""
-    _unbatched_indices(op, is_batched, 2)
-    scalar, dest = materialize(b, args[:2], is_batched[:2])
+    """Every example's element written at the same position: a dynamic_update_slice of the [B] column. At a
+    position that differs per example: the one-element dynamic_update_slice at it, batched (a select)."""
     shape = shape_of(op.operands[1])
+    if any(is_batched[2:]):
+        scalar, scalar_batched = args[0], is_batched[0]
+        element = b.reshape(scalar, [b.size, *[1] * len(shape)]) if scalar_batched else b.value(
+            tensor.SplatOp(scalar, [], TensorType(scalar.type, [1] * len(shape)))
+        )
+        return batch_dynamic_update_slice(
+            b, (args[1], is_batched[1]), (element, scalar_batched), args[2:], is_batched[2:], shape, [1] * len(shape)
+        )
+    scalar, dest = materialize(b, args[:2], is_batched[:2])
     if not shape:
         return scalar, True
     column = b.reshape(scalar, [b.size, *[1] * len(shape)])
@@ -153,7 +165,6 @@ def _from_elements_batch(
 @batch_rule(tensor.SplatOp)
 def _splat_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
     """Each example's scalar fills its own tensor: broadcast [B] along the new dimensions."""
-    _unbatched_indices(op, is_batched, 1)
     if len(args) > 1:
         raise AutodiffError("vmap: not supported yet: a tensor.splat with dynamic sizes", op)
     shape = shape_of(op.results[0])
