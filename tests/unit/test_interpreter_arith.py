@@ -7,6 +7,8 @@ is reported; float ops follow IEEE (NaN, signed zeros) in the exact dtype.
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -371,6 +373,9 @@ def test_math_ipowi_and_fpowi():
     assert run_text(text, np.float32(2.0), np.int32(-3))[0] == np.float32(0.125)
 
 
-def test_math_erf_is_reported_as_unsupported():
-    with pytest.raises(UnsupportedOpError, match=r"test.mlir:3:\d+: error: 'math.erf' op is not supported"):
-        run_text(unary("math.erf", "f32"), np.float32(0.5))
+def test_math_erf_is_libms():
+    x = np.array([-2.5, -0.1, 0.0, 0.3, 4.0])
+    for value in x:
+        got = run_text(unary("math.erf", "f64"), np.float64(value))[0]
+        assert got == math.erf(value)
+    assert run_text(unary("math.erf", "f32"), np.float32(0.5))[0] == np.float32(math.erf(0.5))
