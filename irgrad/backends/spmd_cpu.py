@@ -1,20 +1,32 @@
 """Compiled per-device programs: the SPMD program cut at its collectives, each piece compiled for
 the CPU, the collectives run between the pieces on the simulated grid.
 
-A per-device function from `shard-partition` is straight-line code with collectives here and
-there (and `shard.process_linear_index`, which each device's thread answers itself). The code between two collectives is an ordinary nn program, so it goes through the whole
-CPU pipeline (`irgrad-cpu`, LLVM, the BLAS) as a function of its own: its arguments are the values
-it reads from earlier pieces, collectives or the function's arguments; its results are the values
-later pieces, collectives or the return read. Constants are recomputed in every piece that needs
-them rather than passed. At run time every device runs the pieces in order in its own thread, and
-the collectives meet in the same `GridCommunicator` as the interpreter's (irgrad/backends/spmd.py),
+A per-device function from `shard-partition` is code with collectives here and there (and
+`shard.process_linear_index`, which each device's thread answers itself). The code between two
+collectives is an ordinary nn program, so it goes through the whole CPU pipeline (`irgrad-cpu`,
+LLVM, the BLAS) as a function of its own: its arguments are the values it reads from earlier
+pieces, collectives or the function's arguments; its results are the values later pieces,
+collectives or the return read. Constants are recomputed in every piece that needs them rather
+than passed. At run time every device runs the pieces in order in its own thread, and the
+collectives meet in the same `GridCommunicator` as the interpreter's (irgrad/backends/spmd.py),
 so both backends share one definition of every collective, the same checks and the same counts.
+
+Loops and branches with collectives inside (a data-parallel training loop all-reduces its
+gradients in its body): an `scf.for`, `scf.while` or `scf.if` whose regions hold a collective is
+not compiled whole; its regions are cut the same way, recursively, and the op itself is run by
+Python (`_For`, `_While`, `_If`): Python counts the iterations or tests the condition (a scalar
+a piece computed, or an `arith.constant` read from the IR), binds the block arguments and runs
+the region's steps, so every collective still meets the others' in the communicator. Loops and
+branches without collectives stay inside a piece and are compiled. This design keeps compiled
+code free of callbacks into Python (no re-entrant locking, no callbacks through the CPU
+runtime's thread pool) at the price of one Python-level call per piece per iteration, which is
+small next to a collective.
 
 The devices are simulated on one machine: calls of compiled code are serialized (the CPU runtime
 shares one thread pool), so this measures nothing about a real cluster's speed; it runs the
 per-device program as compiled code, exactly as a single-device `ig.jit` would run each piece.
 
-Not compiled yet: collectives inside loops or branches (the interpreter runs those).
+Not compiled: a collective inside a region of any other op (shard-partition makes none).
 """
 
 from __future__ import annotations
@@ -23,11 +35,11 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import Pure
 
@@ -42,9 +54,54 @@ _COMPILED_CALLS = threading.Lock()
 
 @dataclass(frozen=True)
 class _Piece:
+    """A compiled function: reads `inputs` from the environment, writes `outputs`."""
+
     name: str
     inputs: tuple[SSAValue, ...]
     outputs: tuple[SSAValue, ...]
+
+
+@dataclass(frozen=True)
+class _For:
+    """An scf.for with collectives inside: Python counts, `body` runs each iteration."""
+
+    op: scf.ForOp
+    body: list[_Step]
+
+
+@dataclass(frozen=True)
+class _If:
+    """An scf.if with collectives inside: `branches[0]` or `[1]` runs."""
+
+    op: scf.IfOp
+    branches: list[list[_Step]]
+
+
+@dataclass(frozen=True)
+class _While:
+    """An scf.while with collectives inside: `regions[0]` (the condition), then `[1]` (the
+    body), while the condition holds."""
+
+    op: scf.WhileOp
+    regions: list[list[_Step]]
+
+
+_Step = _Piece | _For | _If | _While | Operation
+"""A piece, a Python-driven loop or branch, or a collective (or shard.process_linear_index)."""
+
+
+def _all_pieces(steps: Sequence[_Step]) -> list[_Piece]:
+    """The pieces of `steps` and of the regions of their loops and branches."""
+    out: list[_Piece] = []
+    for step in steps:
+        if isinstance(step, _Piece):
+            out.append(step)
+        elif isinstance(step, _For):
+            out += _all_pieces(step.body)
+        elif isinstance(step, _If | _While):
+            for region in step.branches if isinstance(step, _If) else step.regions:
+                out += _all_pieces(region)
+    return out
 
 
 def _is_constant(op: Operation) -> bool:
@@ -89,7 +146,8 @@ class SpmdProgram:
             raise InterpreterError(f"no single-block function @{entry} to compile")
         self.entry = fn
         self.pieces_module = ModuleOp([])
-        self.steps: list[_Piece | Operation] = []
+        self._pieces = 0
+        self.steps: list[_Step] = []
         self._cut(fn)
         lowered = self.pieces_module.clone()
         for _, spec in cpu_steps():
@@ -97,54 +155,46 @@ class SpmdProgram:
         self.compiled = compile_module(lowered)
         self.functions = {
             p.name: self.compiled.function(p.name, [v.type for v in p.inputs], [v.type for v in p.outputs])
-            for p in self.steps
-            if isinstance(p, _Piece)
+            for p in _all_pieces(self.steps)
         }
 
     # -- cutting --------------------------------------------------------------------------
 
     def _cut(self, fn: func.FuncOp) -> None:
-        ops = list(fn.body.blocks[0].ops)
-        ret = ops[-1]
-        assert isinstance(ret, func.ReturnOp)
+        block = fn.body.blocks[0]
+        self.steps = self._cut_block(block, fn.sym_name.data)
+
+    def _cut_block(self, block: Block, name: str) -> list[_Step]:
+        """The steps that run the ops of `block` (its terminator excluded: its operands are
+        what the block's runner reads from the environment afterwards)."""
+        ops = list(block.ops)
+        terminator = ops.pop()
         groups: list[list[Operation] | Operation] = []
         current: list[Operation] = []
-        for op in ops[:-1]:
-            if isinstance(op, (*shard.COLLECTIVES, shard.ProcessLinearIndexOp)):
+        for op in ops:
+            if _communicates(op):
                 groups += [current, op] if current else [op]
                 current = []
-                continue
-            if any(isinstance(inner, shard.COLLECTIVES) for inner in op.walk() if inner is not op):
-                raise InterpreterError(
-                    "has a collective inside a region: compiled per-device programs cannot run it yet "
-                    "(use the interpreter: backend='interp')",
-                    op,
-                )
-            current.append(op)
+            else:
+                current.append(op)
         if current:
             groups.append(current)
-        owner: dict[SSAValue, int] = {}
-        for k, group in enumerate(groups):
-            for op in group if isinstance(group, list) else [group]:
-                for v in op.results:
-                    owner[v] = k
-        later_reads: dict[int, set[SSAValue]] = {}
-        for k, group in enumerate(groups):
-            reads = set()
-            for op in group if isinstance(group, list) else [group]:
-                reads.update(_reads(op))
-            later_reads[k] = reads
-        needed_at_end = set(ret.operands)
+        reads = [{v for op in (g if isinstance(g, list) else [g]) for v in _reads(op)} for g in groups]
+        needed_at_end = set(terminator.operands)
+        steps: list[_Step] = []
         for k, group in enumerate(groups):
             if not isinstance(group, list):
-                self.steps.append(group)
+                steps.append(self._control(group, name) if group.regions else group)
                 continue
             defined = set().union(*(_inside(op) for op in group))
             outputs = []
             for op in group:
                 for v in op.results:
-                    used_later = v in needed_at_end or any(
-                        v in later_reads[j] and not (isinstance(groups[j], list) and _is_constant(op))
+                    # A constant is recomputed by the pieces that read it; a collective or a
+                    # loop reads it from the piece that made it (a scalar from Python).
+                    used_later = v in needed_at_end and not _python_constant(op) or any(
+                        v in reads[j] and not (isinstance(groups[j], list) and _is_constant(op))
+                        and not _python_constant(op)
                         for j in range(k + 1, len(groups))
                     )
                     if used_later:
@@ -158,13 +208,30 @@ class SpmdProgram:
                     if v in defined or v in inputs:
                         continue
                     source = v.owner
-                    if isinstance(source, Operation) and _is_constant(source) and source not in constants:
-                        constants.append(source)
-                    elif not (isinstance(source, Operation) and _is_constant(source)):
+                    if isinstance(source, Operation) and _is_constant(source):
+                        if source not in constants:
+                            constants.append(source)
+                    else:
                         inputs.append(v)
-            name = f"{fn.sym_name.data}_piece{len([s for s in self.steps if isinstance(s, _Piece)])}"
-            self._emit_piece(name, group, constants, inputs, outputs)
-            self.steps.append(_Piece(name, tuple(inputs), tuple(outputs)))
+            piece_name = f"{name}_piece{self._pieces}"
+            self._pieces += 1
+            self._emit_piece(piece_name, group, constants, inputs, outputs)
+            steps.append(_Piece(piece_name, tuple(inputs), tuple(outputs)))
+        return steps
+
+    def _control(self, op: Operation, name: str) -> _Step:
+        """An scf op with collectives inside: its regions cut in turn, driven from Python."""
+        if isinstance(op, scf.ForOp):
+            return _For(op, self._cut_block(op.body.block, name))
+        if isinstance(op, scf.IfOp):
+            return _If(op, [self._cut_block(r.block, name) if r.blocks else [] for r in op.regions])
+        if isinstance(op, scf.WhileOp):
+            return _While(op, [self._cut_block(r.block, name) for r in op.regions])
+        raise InterpreterError(
+            "has a collective inside a region of an op other than scf.for, scf.if and scf.while: "
+            "compiled per-device programs cannot run it (use the interpreter: backend='interp')",
+            op,
+        )
 
     def _emit_piece(
         self, name: str, group: Sequence[Operation], constants: Sequence[Operation],
@@ -193,19 +260,81 @@ class SpmdProgram:
 
         def device_main(index: int) -> tuple[Any, ...]:
             env: dict[SSAValue, Any] = dict(zip(args, per_device_args[index]))
-            for step in self.steps:
-                if communicator.aborted:
-                    raise DeviceAborted("the run was aborted", self.entry)
-                if isinstance(step, _Piece):
-                    inputs = [env[v] for v in step.inputs]
-                    with _COMPILED_CALLS:
-                        values = self.functions[step.name].call(*inputs)
-                    env.update(zip(step.outputs, values))
-                elif isinstance(step, shard.ProcessLinearIndexOp):
-                    env[step.results[0]] = index
-                else:
-                    value = np.asarray(env[step.operands[0]], order="C")  # 0-d stays 0-d
-                    env[step.results[0]] = communicator.exchange(index, _request(step), value, step)
-            return tuple(np.array(env[v], order="C") for v in ret.operands)
+            self._execute(self.steps, env, index, communicator)
+            return tuple(np.array(_value(env, v), order="C") for v in ret.operands)
 
         return SpmdResult(self.grid, run_devices(communicator, device_main), communicator.stats)
+
+    def _execute(
+        self, steps: Sequence[_Step], env: dict[SSAValue, Any], index: int, communicator: GridCommunicator
+    ) -> None:
+        """Run `steps` on device `index`, reading and writing `env` (global SSA value -> value)."""
+        for step in steps:
+            if communicator.aborted:
+                raise DeviceAborted("the run was aborted", self.entry)
+            if isinstance(step, _Piece):
+                inputs = [_value(env, v) for v in step.inputs]
+                with _COMPILED_CALLS:
+                    values = self.functions[step.name].call(*inputs)
+                env.update(zip(step.outputs, values))
+            elif isinstance(step, _For):
+                op = step.op
+                lb, ub, st = (int(_value(env, v)) for v in (op.lb, op.ub, op.step))
+                carried = [_value(env, v) for v in op.iter_args]
+                body = op.body.block
+                yielded = cast(Operation, body.last_op).operands
+                for i in range(lb, ub, st):
+                    env.update(zip(body.args, [i, *carried]))
+                    self._execute(step.body, env, index, communicator)
+                    carried = [_value(env, v) for v in yielded]
+                env.update(zip(op.results, carried))
+            elif isinstance(step, _If):
+                op = step.op
+                taken = 0 if bool(_value(env, op.cond)) else 1
+                region = op.regions[taken]
+                if region.blocks:
+                    self._execute(step.branches[taken], env, index, communicator)
+                    yielded = cast(Operation, region.block.last_op).operands
+                    env.update(zip(op.results, [_value(env, v) for v in yielded]))
+            elif isinstance(step, _While):
+                op = step.op
+                before, after = op.before_region.block, op.after_region.block
+                condition = cast(scf.ConditionOp, before.last_op)
+                yielded = cast(Operation, after.last_op).operands
+                values = [_value(env, v) for v in op.arguments]
+                while True:
+                    env.update(zip(before.args, values))
+                    self._execute(step.regions[0], env, index, communicator)
+                    passed = [_value(env, v) for v in condition.args]
+                    if not bool(_value(env, condition.condition)):
+                        break
+                    env.update(zip(after.args, passed))
+                    self._execute(step.regions[1], env, index, communicator)
+                    values = [_value(env, v) for v in yielded]
+                env.update(zip(op.results, passed))
+            elif isinstance(step, shard.ProcessLinearIndexOp):
+                env[step.results[0]] = index
+            else:
+                value = np.asarray(_value(env, step.operands[0]), order="C")  # 0-d stays 0-d
+                env[step.results[0]] = communicator.exchange(index, _request(step), value, step)
+
+
+def _communicates(op: Operation) -> bool:
+    """`op` is a collective or the device's index, or has one in its regions: it is run from
+    Python, not compiled."""
+    return any(isinstance(inner, (*shard.COLLECTIVES, shard.ProcessLinearIndexOp)) for inner in op.walk())
+
+
+def _python_constant(op: Operation) -> bool:
+    """A scalar `arith.constant` (a loop bound, a step): Python reads its value from the IR."""
+    return isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr)
+
+
+def _value(env: dict[SSAValue, Any], v: SSAValue) -> Any:
+    if v in env:
+        return env[v]
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and _python_constant(op):
+        value = cast(IntegerAttr | FloatAttr, op.value).value.data
+        return bool(value) if isinstance(op.value.type, IntegerType) and op.value.type.width.data == 1 else value
+    raise InterpreterError(f"no value for {v} (a bug in the cutting of the per-device program)")

@@ -13,6 +13,9 @@ The steps are the compiler's, each visible with `.lower(*args).as_text(stage)`:
    (`backend="cpu"`, the default; irgrad/backends/spmd_cpu.py) or on the reference interpreter
    (`backend="interp"`); results are assembled into global arrays.
 
+Loops and branches (`ig.fori_loop`, `ig.while_loop`, `ig.cond`) are partitioned inside: a
+data-parallel training loop keeps its batch split and all-reduces its gradients in the loop body.
+
 Like `ig.jit`, a new argument signature (structure, shapes, dtypes) traces a new program;
 `stats` holds the last call's communication counts per device.
 """

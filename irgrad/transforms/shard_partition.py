@@ -10,6 +10,16 @@ single forward walk, so its result is easy to predict from the input:
   `%x`'s are emitted in its place (shard_reshard.py).
 - Every other op follows its sharding rule (shard_rules.py): its operands are resharded to
   what the rule asks, and the op runs on the local parts. Ops without a rule run replicated.
+- `scf.for`, `scf.while` and `scf.if` are partitioned inside: their regions are walked by the
+  same rules, and the collectives they need are emitted in them (a data-parallel training loop
+  all-reduces its gradients in its body, once per iteration). A carried value (iter_arg) has one
+  sharding for the whole loop, found by a fixed point: the initial value's, made more split
+  where the body yields it more split (the initial value is then only sliced); a yielded value
+  that is still laid out differently is resharded back inside the body. A value from outside a
+  loop that the body needs in another layout is resharded once, before the loop. Each result
+  of an `scf.if` gets one sharding both branches reshard to (inside the branch). Loop bounds,
+  induction variables and conditions are scalars: every device has the same. Other ops with
+  regions run replicated.
 - Returned values with a pending reduction are all-reduced; their split is kept.
 
 Output: the function with local tensor types, no `shard.sharding`/`shard.shard` left, the
@@ -27,16 +37,17 @@ Functions without shard ops are left alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FlatSymbolRefAttr, FunctionType, ModuleOp, TensorType, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
-from xdsl.traits import SymbolTable
+from xdsl.traits import IsTerminator, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 from irgrad.diagnostics import PassError
@@ -83,6 +94,24 @@ class _Grid:
     shape: tuple[int, ...]
 
 
+@dataclass
+class _Scope:
+    """A block being built: the function's body or a region of an scf op.
+
+    `defined`: the global values defined in it (its block arguments and op results);
+    `cache`: the reshards of values made in this block (they dominate only this block and the
+    regions nested in it); `hoist`: a value from outside the block is resharded in the
+    enclosing block instead (a loop body: the collective then runs once, not once per
+    iteration; not a branch of an scf.if, whose collectives run only when it is taken).
+    """
+
+    block: Block
+    parent: _Scope | None
+    hoist: bool
+    defined: set[SSAValue]
+    cache: dict[tuple[SSAValue, shard.Sharding], SSAValue]
+
+
 class _Partitioner:
     """Rewrites one function; see the module docstring for the rules."""
 
@@ -90,17 +119,19 @@ class _Partitioner:
         self.fn = fn
         self.grid = grid
         self.block = Block()
+        self.scope = _Scope(self.block, None, False, set(), {})
         self.local: dict[SSAValue, SSAValue] = {}
         self.sharding: dict[SSAValue, shard.Sharding] = {}
-        self.cache: dict[tuple[SSAValue, shard.Sharding], SSAValue] = {}
         self.alias: dict[SSAValue, SSAValue] = {}  # shard.shard result -> its source
+        self.emitted: list[Operation] = []  # every op emitted, in order (to undo a trial)
         self.location = fn.location
         self.resharder = Resharder(grid.name, grid.shape, self._emit)
 
     def _emit(self, op: Operation) -> Operation:
         if self.location is not None:
             op.location = self.location
-        self.block.add_op(op)
+        self.scope.block.add_op(op)
+        self.emitted.append(op)
         return op
 
     # -- shardings ------------------------------------------------------------------------
@@ -125,6 +156,23 @@ class _Partitioner:
             raise PassError(str(err).removeprefix(f"'{op.name}' op "), op) from err
         return s
 
+    def _cached(self, scope: _Scope, key: tuple[SSAValue, shard.Sharding]) -> SSAValue | None:
+        """A reshard of `key` made in `scope` or a block enclosing it (so it dominates `scope`)."""
+        s: _Scope | None = scope
+        while s is not None:
+            if key in s.cache:
+                return s.cache[key]
+            s = s.parent
+        return None
+
+    def _home(self, value: SSAValue) -> _Scope:
+        """Where `value`'s reshards are emitted: the current block, or for a value defined
+        outside a loop body, the block around the loop (hoisted: resharded once)."""
+        scope = self.scope
+        while value not in scope.defined and scope.hoist and scope.parent is not None:
+            scope = scope.parent
+        return scope
+
     def get(self, value: SSAValue, target: shard.Sharding) -> SSAValue:
         """The local value of global `value` in sharding `target` (collectives emitted once)."""
         if not _is_tensor(value):
@@ -133,23 +181,31 @@ class _Partitioner:
         if current == target:
             return self.local[value]
         key = (value, target)
+        home = self._home(value)
+        found = self._cached(home, key)
+        if found is not None:
+            return found
         # A constrained value is its source's value: reuse the source where it already has
         # the wanted layout (an all_gather for one user must not cost another user a slice).
         source = value
-        while key not in self.cache and source in self.alias:
+        while found is None and source in self.alias:
             source = self.alias[source]
             if self.sharding[source] == target:
-                self.cache[key] = self.local[source]
-            elif (source, target) in self.cache:
-                self.cache[key] = self.cache[(source, target)]
-        if key not in self.cache:
-            local = self._slice_at_source(value, current, target)
-            if local is None:
-                local = self.resharder.reshard(
-                    self.local[value], cast(TensorType, value.type), current, target
-                )
-            self.cache[key] = local
-        return self.cache[key]
+                found = self.local[source]
+            else:
+                found = self._cached(home, (source, target))
+        if found is None:
+            saved, self.scope = self.scope, home
+            try:
+                found = self._slice_at_source(value, current, target)
+                if found is None:
+                    found = self.resharder.reshard(
+                        self.local[value], cast(TensorType, value.type), current, target
+                    )
+            finally:
+                self.scope = saved
+        home.cache[key] = found
+        return found
 
     def _slice_at_source(self, value: SSAValue, current: shard.Sharding, target: shard.Sharding) -> SSAValue | None:
         """An `nn.full`, `nn.broadcast_in_dim` or elementwise op of such values that is wanted
@@ -191,6 +247,7 @@ class _Partitioner:
 
     def define(self, old: SSAValue, new: SSAValue, sharding: shard.Sharding | None) -> None:
         self.local[old] = new
+        self.scope.defined.add(old)
         if sharding is not None:
             self.sharding[old] = sharding
         if old.name_hint and not new.name_hint:
@@ -216,8 +273,28 @@ class _Partitioner:
             new_arg = self.block.insert_arg(new_type, len(self.block.args))
             self.define(arg, new_arg, s)
 
+        ret = old_block.last_op
+        assert isinstance(ret, func.ReturnOp)
+        self.walk(old_block)
+        self.location = ret.location
         result_shardings: list[shard.Sharding] = []
+        values = []
+        for v in ret.operands:
+            if _is_tensor(v):
+                s = shard_rules.resolved(self.sharding[v])
+                values.append(self.get(v, s))
+                result_shardings.append(s)
+            else:
+                values.append(self.local[v])
+                result_shardings.append(shard.Sharding(()))
+        self._emit(func.ReturnOp(*values))
+        return arg_shardings, result_shardings
+
+    def walk(self, old_block: Block) -> None:
+        """Partition the ops of `old_block` but its terminator into the current block."""
         for op in old_block.ops:
+            if op is old_block.last_op and op.has_trait(IsTerminator):
+                return
             self.location = op.location
             if isinstance(op, shard.ShardingOp):
                 continue
@@ -226,24 +303,209 @@ class _Partitioner:
                 self.define(op.result, self.get(op.src, s), s)
                 if _is_tensor(op.src):
                     self.alias[op.result] = op.src
-            elif isinstance(op, func.ReturnOp):
-                values = []
-                for v in op.operands:
-                    if _is_tensor(v):
-                        s = shard_rules.resolved(self.sharding[v])
-                        values.append(self.get(v, s))
-                        result_shardings.append(s)
-                    else:
-                        values.append(self.local[v])
-                        result_shardings.append(shard.Sharding(()))
-                self._emit(func.ReturnOp(*values))
             elif op.name.startswith("autodiff."):
                 raise PassError("is an autodiff request; run the autodiff pass before shard-partition", op)
             elif isinstance(op, shard.COLLECTIVES) or isinstance(op, shard.ProcessLinearIndexOp):
                 raise PassError("is already a per-device op; shard-partition expects a global program", op)
+            elif isinstance(op, scf.ForOp):
+                self.partition_for(op)
+            elif isinstance(op, scf.WhileOp):
+                self.partition_while(op)
+            elif isinstance(op, scf.IfOp):
+                self.partition_if(op)
             else:
                 self.partition_op(op)
-        return arg_shardings, result_shardings
+
+    # -- regions ----------------------------------------------------------------------------
+    #
+    # A region is partitioned like the function body, into a new block of its own scope
+    # (_Scope). The values an scf op carries from one iteration to the next (scf.for's and
+    # scf.while's iter_args) or hands to its users (every scf op's results) get one sharding
+    # each, found by a fixed point: start from the sharding of the initial value (its pending
+    # reduction resolved), partition the body, and where the value the body yields is split
+    # further than that (each dimension's axes extend the carried ones), carry that split
+    # instead and partition again (the initial value is then only sliced, which costs no
+    # communication). Splits only grow, so this ends after at most one round per grid axis and
+    # carried value. Whatever still differs is resharded back to the carried sharding inside
+    # the body, before the yield: a collective per iteration, but always correct.
+
+    def _enter(self, hoist: bool) -> _Scope:
+        self.scope = _Scope(Block(), self.scope, hoist, set(), {})
+        return self.scope
+
+    def _leave(self, scope: _Scope) -> None:
+        assert self.scope is scope and scope.parent is not None
+        self.scope = scope.parent
+
+    def _snapshot(self) -> tuple[int, dict, dict, dict, list[dict]]:
+        caches: list[dict] = []
+        s: _Scope | None = self.scope
+        while s is not None:
+            caches.append(dict(s.cache))
+            s = s.parent
+        return len(self.emitted), dict(self.local), dict(self.sharding), dict(self.alias), caches
+
+    def _rollback(self, snapshot: tuple[int, dict, dict, dict, list[dict]], trial: list[_Scope]) -> None:
+        """Undo a trial partition of the regions `trial`: the blocks are dropped, and what the
+        trial hoisted into the enclosing blocks is removed."""
+        n, self.local, self.sharding, self.alias, caches = snapshot
+        for scope in trial:
+            scope.block.drop_all_references()
+        kept: set[Block] = set()
+        s: _Scope | None = self.scope
+        for cache in caches:
+            assert s is not None
+            s.cache.clear()
+            s.cache.update(cache)
+            kept.add(s.block)
+            s = s.parent
+        for op in reversed(self.emitted[n:]):
+            if op.parent_block() in kept:
+                op.detach()
+                op.drop_all_references()
+        del self.emitted[n:]
+
+    def _carried(self, value: SSAValue) -> shard.Sharding | None:
+        return shard_rules.resolved(self.sharding[value]) if _is_tensor(value) else None
+
+    def _block_args(self, old: Block, new: Block, shardings: list[shard.Sharding | None]) -> None:
+        for arg, s in zip(old.args, shardings, strict=True):
+            t = local_type(cast(TensorType, arg.type), s, self.grid.shape) if s is not None else arg.type
+            self.define(arg, new.insert_arg(t, len(new.args)), s)
+
+    def _terminate(
+        self, scope: _Scope, terminator: Operation, shardings: list[shard.Sharding | None],
+        make: type[Operation], leading: Sequence[SSAValue] = (),
+    ) -> None:
+        """End the region `scope` with `make(*leading, *values)`, the terminator's operands
+        resharded to `shardings` (inside the region)."""
+        saved, self.scope = self.scope, scope
+        self.location = terminator.location
+        try:
+            first = len(terminator.operands) - len(shardings)
+            values = [
+                self.get(v, s) if s is not None else self.local[v]
+                for v, s in zip(terminator.operands[first:], shardings, strict=True)
+            ]
+            self._emit(make(*leading, *values))
+        finally:
+            self.scope = saved
+
+    def _fixed_point(self, start: list[shard.Sharding | None], trial: Callable[..., Any]) -> tuple[list[Any], Any]:
+        """Run `trial(carried) -> (yielded shardings, state)` until no yielded sharding splits
+        further than the carried one; returns the last carried shardings and trial's state."""
+        carried = list(start)
+        for _ in range(1 + sum(1 for c in carried if c is not None) * len(self.grid.shape)):
+            snapshot = self._snapshot()
+            yielded, scopes, state = trial(carried)
+            finer = [
+                y if c is not None and y is not None and _refines(y, c) else c
+                for c, y in zip(carried, yielded, strict=True)
+            ]
+            if finer == carried:
+                return carried, state
+            self._rollback(snapshot, scopes)
+            carried = finer
+        raise AssertionError("the carried shardings of a loop did not converge")  # splits only grow
+
+    def partition_for(self, op: scf.ForOp) -> None:
+        """The body partitioned with its iter_args in their carried shardings (the fixed
+        point), its yields resharded to them; the loop's results have them too."""
+        bounds = [self.local[v] for v in (op.lb, op.ub, op.step)]
+        body = op.body.block
+        yield_op = body.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        location = op.location
+
+        def trial(carried):
+            scope = self._enter(hoist=True)
+            try:
+                self._block_args(body, scope.block, [None, *carried])
+                self.walk(body)
+            finally:
+                self._leave(scope)
+            return [self._carried(v) for v in yield_op.operands], [scope], scope
+
+        carried, scope = self._fixed_point([self._carried(v) for v in op.iter_args], trial)
+        self._terminate(scope, yield_op, carried, scf.YieldOp)
+        self.location = location
+        inits = [self.get(v, s) if s is not None else self.local[v] for v, s in zip(op.iter_args, carried)]
+        new = self._emit(scf.ForOp(*bounds, inits, Region(scope.block)))
+        for old, res, s in zip(op.results, new.results, carried):
+            self.define(old, res, s)
+
+    def partition_while(self, op: scf.WhileOp) -> None:
+        """As scf.for: the "before" region (the condition) gets the carried shardings, the
+        "after" region (the body) and the results the shardings of what the condition
+        forwards, and the body's yields are resharded to the carried ones."""
+        before, after = op.before_region.block, op.after_region.block
+        condition, yield_op = before.last_op, after.last_op
+        assert isinstance(condition, scf.ConditionOp) and isinstance(yield_op, scf.YieldOp)
+        location = op.location
+
+        def trial(carried):
+            first = self._enter(hoist=True)
+            try:
+                self._block_args(before, first.block, carried)
+                self.walk(before)
+            finally:
+                self._leave(first)
+            # The body receives what the condition forwards, in the sharding it has.
+            passed = [self._carried(v) for v in condition.args]
+            second = self._enter(hoist=True)
+            try:
+                self._block_args(after, second.block, passed)
+                self.walk(after)
+            finally:
+                self._leave(second)
+            return [self._carried(v) for v in yield_op.operands], [first, second], (first, second, passed)
+
+        carried, (first, second, passed) = self._fixed_point([self._carried(v) for v in op.arguments], trial)
+        self._terminate(first, condition, passed, scf.ConditionOp, [self.local[condition.condition]])
+        self._terminate(second, yield_op, carried, scf.YieldOp)
+        self.location = location
+        inits = [self.get(v, s) if s is not None else self.local[v] for v, s in zip(op.arguments, carried)]
+        new = self._emit(
+            scf.WhileOp(inits, [a.type for a in second.block.args], Region(first.block), Region(second.block))
+        )
+        for old, res, s in zip(op.results, new.results, passed):
+            self.define(old, res, s)
+
+    def partition_if(self, op: scf.IfOp) -> None:
+        """Both branches are partitioned; each result takes one sharding both branches' values
+        reach cheaply (the more split of the two where one extends the other: the other branch
+        only slices; else the splits they share), and each branch reshards to it."""
+        location = op.location
+        branches: list[tuple[_Scope, Block]] = []
+        for region in (op.true_region, op.false_region):
+            if not region.blocks:
+                continue
+            scope = self._enter(hoist=False)
+            try:
+                self.walk(region.block)
+            finally:
+                self._leave(scope)
+            branches.append((scope, region.block))
+        shardings: list[shard.Sharding | None] = []
+        for i, r in enumerate(op.results):
+            if not _is_tensor(r):
+                shardings.append(None)
+                continue
+            a, b = (self._carried(cast(scf.YieldOp, block.last_op).operands[i]) for _, block in branches)
+            assert a is not None and b is not None
+            shardings.append(b if _refines(b, a) else a if _refines(a, b) else _common(a, b))
+        for scope, block in branches:
+            self._terminate(scope, cast(Operation, block.last_op), shardings, scf.YieldOp)
+        self.location = location
+        regions = [Region(scope.block) for scope, _ in branches]
+        types = [
+            local_type(cast(TensorType, r.type), s, self.grid.shape) if s is not None else r.type
+            for r, s in zip(op.results, shardings)
+        ]
+        new = self._emit(scf.IfOp(self.local[op.cond], types, regions[0], regions[1] if len(regions) > 1 else None))
+        for old, res, s in zip(op.results, new.results, shardings):
+            self.define(old, res, s)
+
 
     def plan(self, op: Operation) -> shard_rules.Plan:
         if isinstance(op, shard_rules.WITH_INDEX_OPERANDS):
@@ -264,8 +526,9 @@ class _Partitioner:
     def partition_op(self, op: Operation) -> None:
         plan = self.plan(op)
         if plan is _NO_PLAN:
-            # Scalars, index arithmetic, ops with regions: everything they read is made
-            # replicated, so each device computes the same thing the global program does.
+            # Scalars, index arithmetic, ops with regions other than scf.for/while/if:
+            # everything they read is made replicated, so each device computes the same thing
+            # the global program does.
             operands = [self._replicated(v) for v in op.operands]
             captured = {
                 v: self._replicated(v)
@@ -303,6 +566,25 @@ class _Partitioner:
 
 
 _NO_PLAN = shard_rules.Plan((), shard.Sharding(()))
+
+
+def _refines(finer: shard.Sharding, coarser: shard.Sharding) -> bool:
+    """`finer` splits every dimension over `coarser`'s axes and maybe more after them (so going
+    from `coarser` to `finer` is only slicing, no communication)."""
+    return not finer.partial and not coarser.partial and all(
+        f[: len(c)] == c for f, c in zip(finer.split, coarser.split, strict=True)
+    )
+
+
+def _common(a: shard.Sharding, b: shard.Sharding) -> shard.Sharding:
+    """The splits `a` and `b` share: each dimension's longest common prefix of axes."""
+    split = []
+    for x, y in zip(a.split, b.split, strict=True):
+        n = 0
+        while n < min(len(x), len(y)) and x[n] == y[n]:
+            n += 1
+        split.append(x[:n])
+    return shard.Sharding(tuple(split))
 _ELEMENTWISE = (nn.ElementwiseUnaryOp, nn.ElementwiseBinaryOp, nn.CompareOp, nn.SelectOp, nn.ConvertOp)
 _SLICEABLE_AT_SOURCE = (nn.FullOp, nn.BroadcastInDimOp, *_ELEMENTWISE)
 

@@ -91,3 +91,22 @@ func.func @f(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
   %v, %g = autodiff.value_and_grad @g(%a) wrt [0] : (tensor<8x4xf32>) -> (tensor<f32>, tensor<8x4xf32>)
   func.return %g : tensor<8x4xf32>
 }
+
+// -----
+
+// Loop bodies are partitioned by the same rules, and their errors point into the body.
+// CHECK-NOT: Traceback
+// CHECK: shard-partition-errors.mlir:[[# @LINE + 9]]:5: error: 'shard.shard' op cannot split dimension 1 of tensor<8x6xf32> (size 6) into 4 equal chunks over axes [0] of grid @mesh (4)
+shard.grid @mesh(shape = 4)
+func.func @f(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
+  %cols = shard.sharding @mesh split_axes = [[], [0]] : !shard.sharding
+  %lo = arith.constant 0 : index
+  %hi = arith.constant 3 : index
+  %one = arith.constant 1 : index
+  %r = scf.for %i = %lo to %hi step %one iter_args(%a = %x) -> (tensor<8x6xf32>) {
+    %e = nn.exp %a : tensor<8x6xf32>
+    %b = shard.shard %e to %cols : tensor<8x6xf32>
+    scf.yield %b : tensor<8x6xf32>
+  }
+  func.return %r : tensor<8x6xf32>
+}
