@@ -30,8 +30,8 @@ from irgrad.dialects import nn
 from irgrad.frontend import dtypes, lax
 from irgrad.frontend.api_support import api, broadcast_to, is_scalar, lift
 from irgrad.frontend.constants import full
-from irgrad.frontend.control_flow import fori_loop
 from irgrad.frontend.errors import DTypeError, ShapeError, user_site
+from irgrad.frontend.sorting import sort_order
 from irgrad.frontend.tracing import Tracer
 
 __all__ = [
@@ -411,57 +411,6 @@ def randint(key: Any, shape: int | Shape, minval: Any, maxval: Any, dtype: Any =
 # ---------------------------------------------------------------------------------------------
 
 
-def _bitonic_stages(size: int) -> tuple[np.ndarray, np.ndarray]:
-    """(block, distance) of each compare-exchange stage of a bitonic sort of `size` (a power of
-    two) elements: block 2, 4, ..., size; distance block/2, block/4, ..., 1 within each."""
-    blocks, distances = [], []
-    block = 2
-    while block <= size:
-        distance = block // 2
-        while distance >= 1:
-            blocks.append(block)
-            distances.append(distance)
-            distance //= 2
-        block *= 2
-    return np.array(blocks, np.int32), np.array(distances, np.int32)
-
-
-def _sort_indices_by(keys: Tracer) -> Tracer:
-    """The indices 0..N-1 (N a power of two) ordered by `keys` (int64), ties by index: a
-    bitonic sorting network, one `scf.for` over its stages, each stage a vector
-    compare-exchange of every element with its partner `i ^ distance` (gathers and selects,
-    parallel on every backend)."""
-    size = keys.shape[0]
-    blocks, distances = _bitonic_stages(size)
-    i32, shape = dtypes.int32, (size,)
-    position = lax.iota(shape, 0, i32)
-    zero = full(shape, 0, i32)
-    block_table, distance_table = lift(blocks), lift(distances)
-
-    def stage(t: Tracer, carry: tuple[Tracer, Tracer]) -> tuple[Tracer, Tracer]:
-        values, order = carry
-
-        def spread(table: Tracer) -> Tracer:
-            return broadcast_to(lax.reshape(lax.dynamic_slice(table, [t], [1]), ()), shape)
-
-        partner = lax.binary(nn.XorOp, position, spread(distance_table))
-        other, other_order = lax.gather(values, partner, 0), lax.gather(order, partner, 0)
-        # (other, other_order) < (value, order): pairs are distinct, since orders are.
-        other_less = lax.binary(
-            nn.OrOp,
-            lax.compare("lt", other, values),
-            lax.binary(nn.AndOp, lax.compare("eq", other, values), lax.compare("lt", other_order, order)),
-        )
-        lower = lax.compare("lt", position, partner)
-        ascending = lax.compare("eq", lax.binary(nn.AndOp, position, spread(block_table)), zero)
-        keep_min = lax.compare("eq", lax.convert(lower, i32), lax.convert(ascending, i32))
-        take_other = lax.compare("eq", lax.convert(keep_min, i32), lax.convert(other_less, i32))
-        return lax.select(take_other, other, values), lax.select(take_other, other_order, order)
-
-    _, order = fori_loop(0, len(blocks), stage, (keys, position))
-    return order
-
-
 def _population(op_name: str, what: str, x: Any, axis: int) -> tuple[int, Tracer | None, int]:
     """(n, array, axis): an int `x` is arange(x) (no array); an array's slices along `axis`."""
     if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
@@ -502,7 +451,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> T
         if size > n:
             padding = full((size - n,), int(np.iinfo(np.int64).max), dtypes.int64)
             keys = lax.concatenate([keys, padding], 0)
-        order = _sort_indices_by(keys)
+        order = sort_order(keys)  # the bitonic network ig.sort uses (frontend/sorting.py)
         if size > n:
             order = lax.slice(order, [0], [n], [1])
     return order if array is None else lax.gather(array, order, axis)

@@ -1,0 +1,437 @@
+"""Elementwise math with numpy's names beyond the `nn` ops: rounding, exp2/log2/log10, the
+hyperbolic and inverse trigonometric functions, logaddexp, hypot, cbrt, fmod, nan_to_num,
+heaviside.
+
+Each is a composite of `nn` ops (through the other frontend functions), so autodiff, batching
+and every backend cover it with no rules of its own. Integer and bool inputs to the float-only
+ones become float32, as in JAX. Each is written to be accurate to a few ulp in float64 over its
+whole domain (tests/unit/test_numpy_math.py measures it against numpy), and its derivative at a
+kink is decided here (docs/autodiff.md, Contracts):
+- ceil, trunc, round: the result is a `stop_gradient`, so the gradient is 0 everywhere (the
+  derivative where it exists; a choice at the jumps), never the 1 a huge |x| would pass through;
+- heaviside: 0 in x1; in x2 the gradient flows where x1 == 0 only (a select);
+- logaddexp(x, x): 1/2 to each side (the tie branch is (x + y) / 2 + log 2);
+- fmod: 1 in x and -trunc(x / y) in y, away from the jumps;
+- nan_to_num: 1 where x is finite, 0 where it was replaced.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from irgrad.dialects import nn
+from irgrad.frontend import dtypes, lax
+from irgrad.frontend import numpy_api as np_api
+from irgrad.frontend.activations import expm1
+from irgrad.frontend.api_support import api, lift, operands, require_float, result_dtype
+from irgrad.frontend.constants import full
+from irgrad.frontend.errors import DTypeError, user_site
+from irgrad.frontend.numerics_api import isnan
+from irgrad.frontend.tracing import Tracer
+
+__all__ = [
+    "arccos",
+    "arcsin",
+    "arctan",
+    "arctan2",
+    "around",
+    "cbrt",
+    "ceil",
+    "cosh",
+    "exp2",
+    "fmod",
+    "heaviside",
+    "hypot",
+    "log10",
+    "log2",
+    "logaddexp",
+    "nan_to_num",
+    "reciprocal",
+    "round",
+    "sinh",
+    "tan",
+    "trunc",
+]
+
+
+def _float(name: str, x: Any) -> Tracer:
+    return require_float(name, lift(x))
+
+
+def _const(t: Tracer, value: float) -> Tracer:
+    return full(t.shape, value, t.dtype)
+
+
+def _stop(x: Tracer) -> Tracer:
+    from irgrad.frontend.transforms import stop_gradient
+
+    return stop_gradient(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rounding
+# ---------------------------------------------------------------------------------------------
+
+# From 2**52 on every float64 (and every float of a narrower type) is an integer.
+_INTEGRAL = 2.0**52
+
+
+def _keep_zero_sign(result: Tracer, x: Tracer) -> Tracer:
+    """`result`, with a zero taking x's sign (x * 0), as numpy's rounding functions give -0.0
+    for a negative x that rounds to 0."""
+    return np_api.where(result == 0, x * 0.0, result)
+
+
+def _trunc(t: Tracer) -> Tracer:
+    """Toward zero: through int64 where |x| < 2**52; larger values, inf and NaN pass as they are."""
+    truncated = lax.convert(lax.convert(t, dtypes.int64), t.dtype)
+    small = np_api.abs(t) < _INTEGRAL  # false for NaN and inf
+    return _keep_zero_sign(np_api.where(small, truncated, t), t)
+
+
+@api
+def trunc(x: Any) -> Tracer:
+    """The integer part, toward zero (numpy's trunc; -0.0 for -1 < x < 0). Gradient 0."""
+    t = lift(x)
+    if not dtypes.is_float(t.dtype):
+        return t
+    return _stop(_trunc(t))
+
+
+@api
+def ceil(x: Any) -> Tracer:
+    """The least integer >= x (-0.0 for -1 < x <= -0.0, as numpy). Gradient 0."""
+    t = lift(x)
+    if not dtypes.is_float(t.dtype):
+        return t
+    r = _trunc(t)
+    r = np_api.where(r < t, r + 1.0, r)  # exact: r is an integer below 2**52
+    return _stop(_keep_zero_sign(r, t))
+
+
+def _round_half_even(t: Tracer) -> Tracer:
+    r = _trunc(t)
+    frac = t - r  # exact for |x| < 2**52; 0 beyond (and NaN for NaN and inf, unselected)
+    away = r + np_api.sign(t)
+    half = r * 0.5
+    odd = _trunc(half) != half
+    up = (np_api.abs(frac) > 0.5) | ((np_api.abs(frac) == 0.5) & odd)
+    small = np_api.abs(t) < _INTEGRAL
+    return _keep_zero_sign(np_api.where(small & up, away, r), t)
+
+
+@api
+def round(x: Any, decimals: int = 0) -> Tracer:  # noqa: A001 (numpy's name)
+    """To the nearest integer, halves to even (numpy's round/around), exact for every float
+    (|x| >= 2**52 is already integral). `decimals` != 0 scales by 10**decimals first and back
+    after, as numpy does (so it inherits numpy's rounding of the scaled value). Gradient 0.
+    Integers with decimals >= 0 are returned as they are."""
+    t = lift(x)
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"round: decimals must be an int, got {decimals!r}{user_site()}")
+    decimals = int(decimals)
+    if not dtypes.is_float(t.dtype):
+        if t.dtype == dtypes.bool_:
+            raise DTypeError(f"round: not defined on bool arrays{user_site()}")
+        if decimals >= 0:
+            return t
+        raise NotImplementedError(f"round: decimals < 0 on integer arrays is not supported{user_site()}")
+    if decimals == 0:
+        return _stop(_round_half_even(t))
+    if decimals > 0:
+        scale = float(10.0**decimals)
+        return _stop(_round_half_even(t * scale) / scale)
+    scale = float(10.0 ** (-decimals))
+    return _stop(_round_half_even(t / scale) * scale)
+
+
+around = round
+
+
+# ---------------------------------------------------------------------------------------------
+# Exponentials and logarithms
+# ---------------------------------------------------------------------------------------------
+
+
+@api
+def exp2(x: Any) -> Tracer:
+    """2**x, as `nn.pow(2, x)` (libm's pow: exact at integers, within an ulp elsewhere)."""
+    t = _float("exp2", x)
+    return lax.binary(nn.PowOp, _const(t, 2.0), t)
+
+
+def _log_base(name: str, x: Any, base: float) -> Tracer:
+    """log(x) / log(base), made exact where x is an integer power of the base (numpy gives
+    log2(8) == 3 exactly): the nearest integer k is taken where base**k == x, as a correction
+    k - r that carries no gradient, so the derivative is still 1 / (x log(base))."""
+    t = _float(name, x)
+    r = np_api.log(t) * (1.0 / math.log(base))
+    k = _stop(_round_half_even(r))
+    finite = np_api.abs(r) < float("inf")
+    exact = finite & (lax.binary(nn.PowOp, _const(t, base), np_api.where(finite, k, 0.0)) == t)
+    return r + np_api.where(exact, _stop(k - r), 0.0)
+
+
+@api
+def log2(x: Any) -> Tracer:
+    """Base-2 logarithm (exact at powers of two)."""
+    return _log_base("log2", x, 2.0)
+
+
+@api
+def log10(x: Any) -> Tracer:
+    """Base-10 logarithm (exact at powers of ten that the dtype holds exactly)."""
+    return _log_base("log10", x, 10.0)
+
+
+@api
+def logaddexp(x: Any, y: Any) -> Tracer:
+    """log(exp(x) + exp(y)) = max(x, y) + log1p(exp(-|x - y|)): no overflow; where x == y
+    (infinities included, so inf - inf never arises) it is (x + y)/2 + log 2, whose gradient
+    is 1/2 to each side, the limit from both sides."""
+    d = result_dtype(x, y)
+    if not dtypes.is_float(d):
+        d = dtypes.float32
+    (a, b), _ = operands("logaddexp", x, y, dtype=d)
+    same = a == b
+    diff = np_api.where(same, 0.0, a - b)
+    apart = np_api.maximum(a, b) + np_api.log1p(np_api.exp(-np_api.abs(diff)))
+    return np_api.where(same, (a + b) * 0.5 + math.log(2.0), apart)
+
+
+# ---------------------------------------------------------------------------------------------
+# Trigonometric and hyperbolic
+# ---------------------------------------------------------------------------------------------
+
+
+@api
+def tan(x: Any) -> Tracer:
+    """sin(x) / cos(x) (each within an ulp, so the quotient is within a few, poles included)."""
+    t = _float("tan", x)
+    return np_api.sin(t) / np_api.cos(t)
+
+
+# Beyond this |x|, e**-|x| is below an ulp of e**|x| and the hyperbolic functions are e**|x| / 2.
+_HYPERBOLIC_FAR = 20.0
+
+
+@api
+def sinh(x: Any) -> Tracer:
+    """(expm1(x) - expm1(-x)) / 2 for |x| < 20 (no cancellation near 0: the two terms have
+    opposite signs); beyond, e**(|x|/2) * (e**(|x|/2) / 2) with x's sign, which stays finite up
+    to numpy's overflow point (710.47 in float64), past exp's."""
+    t = _float("sinh", x)
+    near = np_api.abs(t) < _HYPERBOLIC_FAR
+    tn = np_api.where(near, t, 0.0)
+    close = (expm1(tn) - expm1(-tn)) * 0.5
+    h = np_api.exp(np_api.maximum(np_api.abs(t), _HYPERBOLIC_FAR) * 0.5)
+    far = (h * 0.5) * h
+    return np_api.where(near, close, np_api.where(t < 0, -far, far))
+
+
+@api
+def cosh(x: Any) -> Tracer:
+    """1 + m**2 / (2 (1 + m)) with m = expm1(|x|) for |x| < 20 (that is (e**x + e**-x) / 2,
+    with cosh(x) - 1 computed without cancellation); beyond, e**(|x|/2) * (e**(|x|/2) / 2)."""
+    t = _float("cosh", x)
+    a = np_api.abs(t)
+    near = a < _HYPERBOLIC_FAR
+    m = expm1(np_api.where(near, a, 0.0))
+    close = 1.0 + m * m / (2.0 * (1.0 + m))
+    h = np_api.exp(np_api.maximum(a, _HYPERBOLIC_FAR) * 0.5)
+    return np_api.where(near, close, (h * 0.5) * h)
+
+
+# Cephes' atan (S. L. Moshier, atan.c): a rational approximation on [0, 0.66] and two range
+# reductions, within 2e-16 relative error in float64.
+_ATAN_P = (-8.750608600031904122785e-01, -1.615753718733365076637e01, -7.500855792314704667340e01,
+           -1.228866684490136173410e02, -6.485021904942025371773e01)  # fmt: skip
+_ATAN_Q = (2.485846490142306297962e01, 1.650270098316988542046e02, 4.328810604912902668951e02,
+           4.853903996359136964868e02, 1.945506571482613964425e02)  # fmt: skip
+_TAN_3PI_8 = 2.41421356237309504880
+_MOREBITS = 6.123233995736765886130e-17  # pi/2 - float64(pi/2)
+
+
+def _atan_kernel(z: Tracer) -> Tracer:
+    """atan(z) for |z| <= 0.66 (Cephes' P/Q)."""
+    w = z * z
+    p = w * _ATAN_P[0] + _ATAN_P[1]
+    for c in _ATAN_P[2:]:
+        p = p * w + c
+    q = w + _ATAN_Q[0]
+    for c in _ATAN_Q[1:]:
+        q = q * w + c
+    return z * (w * p / q) + z
+
+
+def _atan(t: Tracer) -> Tracer:
+    """atan of a float tracer: odd symmetry, then x > tan(3 pi/8): pi/2 - atan(1/x);
+    x > 0.66: pi/4 + atan((x - 1)/(x + 1)); else the kernel. Each branch reads a safe argument
+    where it is not taken."""
+    a = np_api.abs(t)
+    big = a > _TAN_3PI_8
+    mid = (a > 0.66) & ~big
+    a_big = np_api.where(big, a, 1.0)
+    a_mid = np_api.where(mid, a, 1.0)
+    a_small = np_api.where(big | mid, 0.0, a)
+    r_big = (math.pi / 2 + (_MOREBITS + _atan_kernel(-1.0 / a_big)))
+    r_mid = (math.pi / 4 + (0.5 * _MOREBITS + _atan_kernel((a_mid - 1.0) / (a_mid + 1.0))))
+    r = np_api.where(big, r_big, np_api.where(mid, r_mid, _atan_kernel(a_small)))
+    # Odd: a select on the sign (not a multiplication by sign(x), whose derivative at 0 is 0).
+    r = np_api.where(t < 0, -r, r)
+    return np_api.where(t == 0, t, r)  # keeps -0.0; atan'(0) = 1 through the select
+
+
+@api
+def arctan(x: Any) -> Tracer:
+    """Inverse tangent (Cephes' rational approximation with range reduction; a few ulp)."""
+    return _atan(_float("arctan", x))
+
+
+@api
+def arcsin(x: Any) -> Tracer:
+    """atan(x / sqrt((1 - x)(1 + x))): 1 - x is exact near 1, so the argument keeps its
+    precision up to |x| = 1 (where it is inf and the result pi/2). NaN for |x| > 1."""
+    t = _float("arcsin", x)
+    return _atan(t / np_api.sqrt((1.0 - t) * (1.0 + t)))
+
+
+@api
+def arccos(x: Any) -> Tracer:
+    """2 atan(sqrt((1 - x) / (1 + x))): accurate near both ends (pi at x = -1, 0 at 1)."""
+    t = _float("arccos", x)
+    return 2.0 * _atan(np_api.sqrt((1.0 - t) / (1.0 + t)))
+
+
+def _signbit(t: Tracer) -> Tracer:
+    """x < 0 or x is -0.0 (1 / -0.0 = -inf)."""
+    one_over = 1.0 / np_api.where(t == 0, t, 1.0)
+    return (t < 0) | ((t == 0) & (one_over < 0))
+
+
+@api
+def arctan2(x1: Any, x2: Any) -> Tracer:
+    """The angle of the point (x2, x1), in [-pi, pi]: atan(x1 / x2), moved by pi toward x1's
+    side where x2 is negative (-0.0 included), with C's values where both are zero (signed
+    zeros) or both infinite (odd multiples of pi/4)."""
+    d = result_dtype(x1, x2)
+    if not dtypes.is_float(d):
+        d = dtypes.float32
+    (y, x), _ = operands("arctan2", x1, x2, dtype=d)
+    inf = float("inf")
+    both_zero = (y == 0) & (x == 0)
+    both_inf = (np_api.abs(y) == inf) & (np_api.abs(x) == inf)
+    q = y / np_api.where(both_zero, 1.0, x)
+    q = np_api.where(both_inf, np_api.sign(y) * np_api.sign(x), q)
+    a = _atan(q)
+    y_neg, x_neg = _signbit(y), _signbit(x)
+    around_pi = np_api.where(y_neg, a - math.pi, a + math.pi)
+    r = np_api.where(x_neg, around_pi, a)
+    at_origin = np_api.where(x_neg, np_api.where(y_neg, _const(y, -math.pi), _const(y, math.pi)), y)
+    return np_api.where(both_zero, at_origin, r)
+
+
+# ---------------------------------------------------------------------------------------------
+# Other binary and unary functions
+# ---------------------------------------------------------------------------------------------
+
+
+@api
+def hypot(x1: Any, x2: Any) -> Tracer:
+    """sqrt(x1**2 + x2**2) without overflow or underflow: a * sqrt(1 + (b/a)**2) with
+    a = max(|x1|, |x2|), b = min; 0 at the origin (gradient 0 there, a subgradient), inf if
+    either is inf (even with a NaN, as C's hypot)."""
+    d = result_dtype(x1, x2)
+    if not dtypes.is_float(d):
+        d = dtypes.float32
+    (x, y), _ = operands("hypot", x1, x2, dtype=d)
+    ax, ay = np_api.abs(x), np_api.abs(y)
+    a, b = np_api.maximum(ax, ay), np_api.minimum(ax, ay)
+    zero = a == 0
+    r = b / np_api.where(zero, 1.0, a)
+    h = a * np_api.sqrt(1.0 + r * r)
+    inf = float("inf")
+    h = np_api.where((ax == inf) | (ay == inf), inf, h)
+    return np_api.where(zero, 0.0, h)
+
+
+@api
+def reciprocal(x: Any) -> Tracer:
+    """1 / x (integers become float32 first, as jnp.reciprocal)."""
+    t = _float("reciprocal", x)
+    return 1.0 / t
+
+
+@api
+def cbrt(x: Any) -> Tracer:
+    """The real cube root: |x|**(1/3) with x's sign, refined by one Newton step
+    y - (y - x / y**2) / 3 (1/3 is not exact in binary, so pow alone is off by up to ~60 ulp
+    for large |x|). The derivative at 0 is infinite (not finite: inf or NaN)."""
+    t = _float("cbrt", x)
+    a = np_api.abs(t)
+    y = lax.binary(nn.PowOp, a, _const(a, 1.0 / 3.0))
+    refinable = (y > 0) & (y < float("inf"))
+    ys = np_api.where(refinable, y, 1.0)
+    refined = ys - (ys - np_api.where(refinable, a, 1.0) / (ys * ys)) * (1.0 / 3.0)
+    y = np_api.where(refinable, refined, y)
+    return np_api.where(t < 0, -y, np_api.where(t == 0, t, y))
+
+
+@api
+def fmod(x1: Any, x2: Any) -> Tracer:
+    """C's fmod: x1 - trunc(x1 / x2) * x2, with x1's sign (numpy's fmod; `remainder` takes the
+    divisor's). Built as sign(x1) * remainder(|x1|, |x2|); integers give 0 for a zero divisor
+    (numpy's value, without its warning), floats NaN; a finite x1 over an infinite x2 is x1.
+    Floats are as accurate as `remainder`: exact while the quotient |x1 / x2| is small, an
+    absolute error of a few ulp of x1 as it grows; unlike C's fmod, which is always exact, a
+    quotient past 2**53 loses the result and one past the float range gives inf or NaN."""
+    (a, b), d = operands("fmod", x1, x2)
+    if d == dtypes.bool_:
+        raise DTypeError(f"fmod: not defined on bool arrays{user_site()}")
+    r = np_api.remainder(np_api.abs(a), np_api.abs(b))
+    if not dtypes.is_float(d):
+        return np_api.where(a < 0, -r, r)
+    r = np_api.where(_signbit(a), -r, r)
+    inf = float("inf")
+    return np_api.where((np_api.abs(b) == inf) & (np_api.abs(a) < inf), a, r)
+
+
+@api
+def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tracer:  # fmt: skip
+    """NaN -> `nan`, +inf -> `posinf` (default: the dtype's largest finite value), -inf ->
+    `neginf` (default: the most negative). Integers and bools are returned as they are."""
+    t = lift(x)
+    if not dtypes.is_float(t.dtype):
+        return t
+    info = dtypes_finfo(t.dtype)
+    hi = float(info.max) if posinf is None else posinf
+    lo = float(info.min) if neginf is None else neginf
+    inf = float("inf")
+    out = np_api.where(t == inf, _const(t, hi), t)
+    out = np_api.where(t == -inf, _const(t, lo), out)
+    return np_api.where(isnan(t), _const(t, nan), out)
+
+
+def dtypes_finfo(d: np.dtype) -> Any:
+    import ml_dtypes
+
+    return ml_dtypes.finfo(d) if d == dtypes.bfloat16 else np.finfo(d)
+
+
+@api
+def heaviside(x1: Any, x2: Any) -> Tracer:
+    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0, NaN where x1 is NaN (numpy's
+    heaviside; the result has the promoted dtype of both)."""
+    (a, b), d = operands("heaviside", x1, x2)
+    if d == dtypes.bool_:
+        raise DTypeError(f"heaviside: not defined on bool arrays{user_site()}")
+    zero, one = full(a.shape, 0, d), full(a.shape, 1, d)
+    out = np_api.where(a < 0, zero, np_api.where(a > 0, one, b))
+    if dtypes.is_float(d):
+        out = np_api.where(isnan(a), a, out)
+    return out
+

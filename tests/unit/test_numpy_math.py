@@ -1,0 +1,243 @@
+"""Elementwise math of irgrad/frontend/numpy_math.py against numpy: values to a few ulp in
+float64 over wide ranges (eager, and all functions in one `ig.jit` compile), float32 and int
+inputs, the special values (signed zeros, infinities, NaN, halves), gradients against finite
+differences, the documented derivatives at kinks, and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irgrad as ig
+
+rng = np.random.default_rng(7)
+
+
+def _wide() -> np.ndarray:
+    scales = [1e-300, 1e-8, 1e-3, 0.3, 1.0, 3.0, 30.0, 300.0, 700.0]
+    parts = [rng.standard_normal(300) * s for s in scales]
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 710.4, -710.4, 1.0, 2.0, 8.0, 0.5, -0.5, 1e300, 2.0**52 + 1]
+    return np.concatenate([*parts, special])
+
+
+X = _wide()
+P = np.abs(X)
+U = np.concatenate([rng.uniform(-1, 1, 1000), rng.uniform(0.999, 1, 300), -rng.uniform(0.999, 1, 300),
+                    rng.standard_normal(200) * 1e-6, [1.0, -1.0, 0.0, -0.0, 1.5, np.nan]])  # fmt: skip
+Y2 = np.concatenate([rng.standard_normal(300) * s for s in (1e-3, 1.0, 1e3, 1e300)])
+X2 = np.concatenate([rng.standard_normal(300) * s for s in (1.0, 1e-3, 1e3, 1e-300)])
+_special = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, np.nan])
+_sy, _sx = np.meshgrid(_special, _special)
+Y2 = np.concatenate([Y2, _sy.ravel()])
+X2 = np.concatenate([X2, _sx.ravel()])
+
+# name -> (argument(s), max ulp error allowed in float64)
+UNARY = {
+    "tan": (X, 3),
+    "sinh": (X, 3),
+    "cosh": (X, 3),
+    "arctan": (X, 2),
+    "arcsin": (U, 3),
+    "arccos": (U, 3),
+    "exp2": (X[np.abs(X) < 1100], 1),
+    "log2": (P, 2),
+    "log10": (P, 3),
+    "cbrt": (X, 1),
+    "trunc": (X, 0),
+    "ceil": (X, 0),
+    "round": (X, 0),
+    "reciprocal": (X, 0),
+}
+BINARY = {"arctan2": 3, "hypot": 2, "logaddexp": 2}
+
+
+def _max_ulp(got: np.ndarray, want: np.ndarray) -> float:
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    assert got.shape == want.shape
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    with np.errstate(invalid="ignore"):
+        err = np.where(same, 0.0, np.abs(got - want) / np.spacing(np.abs(want)))
+    return float(np.nan_to_num(err, nan=np.inf).max(initial=0.0))
+
+
+def _same_zero_signs(got: np.ndarray, want: np.ndarray) -> bool:
+    zeros = want == 0
+    return bool(np.array_equal(np.signbit(got[zeros]), np.signbit(want[zeros])))
+
+
+def _numpy(name: str, *args: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return getattr(np, name)(*args)
+
+
+def test_unary_float64_to_a_few_ulp_eager_and_jit():
+    names = list(UNARY)
+    compiled = ig.jit(lambda *xs: [getattr(ig, n)(x) for n, x in zip(names, xs)])
+    jitted = compiled(*[UNARY[n][0] for n in names])
+    for name, got_jit in zip(names, jitted):
+        arg, ulps = UNARY[name]
+        want = _numpy(name, arg)
+        for mode, got in (("eager", getattr(ig, name)(arg)), ("jit", got_jit)):
+            assert got.dtype == np.float64, (name, mode)
+            assert _max_ulp(got, want) <= _allowed(ulps, mode), (name, mode, _max_ulp(got, want))
+            assert _same_zero_signs(got, want), (name, mode)
+
+
+def _allowed(ulps: int, mode: str) -> int:
+    """The compiled CPU backend's exp, log, sin and cos are a few ulp off libm's (which eager
+    runs use): 3 more ulp under jit for the functions built on them; exact ones stay exact."""
+    return ulps + 3 if mode == "jit" and ulps > 0 else ulps
+
+
+def test_binary_float64_eager_and_jit():
+    names = list(BINARY)
+    jitted = ig.jit(lambda y, x: [getattr(ig, n)(y, x) for n in names])(Y2, X2)
+    for name, got_jit in zip(names, jitted):
+        want = _numpy(name, Y2, X2)
+        for mode, got in (("eager", getattr(ig, name)(Y2, X2)), ("jit", got_jit)):
+            assert _max_ulp(got, want) <= _allowed(BINARY[name], mode), (name, mode, _max_ulp(got, want))
+            assert _same_zero_signs(got, want), (name, mode)
+
+
+def test_fmod_heaviside_nan_to_num():
+    y, x = Y2[:900], X2[:900]  # quotients below 2**52 (see fmod's docstring)
+    got, want = ig.fmod(y, x), _numpy("fmod", y, x)
+    # As accurate as ig.remainder: an absolute error within a few ulp of the dividend.
+    assert np.all(np.abs(got - want) <= 4 * np.spacing(np.abs(y)))
+    assert np.all((np.sign(got) == np.sign(want)) | (got == 0))
+    special = ig.fmod(np.array([5.0, -5.0, 3.0, np.inf, 4.0, -4.0]), np.array([0.0, 3.0, np.inf, 2.0, 2.0, 2.0]))
+    np.testing.assert_array_equal(special, _numpy("fmod", np.array([5.0, -5.0, 3.0, np.inf, 4.0, -4.0]),
+                                                  np.array([0.0, 3.0, np.inf, 2.0, 2.0, 2.0])))  # fmt: skip
+    assert np.signbit(special[-1])
+    ia, ib = np.array([7, -7, 7, -7, 5], np.int32), np.array([3, 3, -3, -3, 0], np.int32)
+    got = ig.fmod(ia, ib)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, [1, -1, 1, -1, 0])
+    h = np.array([-2.0, 0.0, 3.0, np.nan, -0.0])
+    np.testing.assert_array_equal(ig.heaviside(h, 0.5), np.heaviside(h, 0.5))
+    np.testing.assert_array_equal(ig.heaviside(np.array([-1, 0, 2], np.int32), np.int32(7)), [0, 7, 1])
+    n = np.array([np.nan, np.inf, -np.inf, 1.5], np.float32)
+    for kwargs in ({}, {"nan": 9.0, "posinf": 1.0, "neginf": -1.0}):
+        got = ig.nan_to_num(n, **kwargs)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, np.nan_to_num(n, **kwargs))
+
+
+def test_rounding_special_cases():
+    halves = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, 2.0**52 - 0.5, -(2.0**52) + 1.5, 2.0**53, 0.49999999999999994])
+    for name in ("round", "around", "trunc", "ceil"):
+        np_name = "round" if name == "around" else name
+        got, want = getattr(ig, name)(halves), getattr(np, np_name)(halves)
+        np.testing.assert_array_equal(got, want)
+        assert _same_zero_signs(got, want)
+    x = rng.standard_normal(50) * 10
+    np.testing.assert_array_equal(ig.round(x, 2), np.round(x, 2))
+    np.testing.assert_array_equal(ig.round(x * 1000, -2), np.round(x * 1000, -2))
+    ints = np.array([3, -4], np.int32)
+    for name in ("round", "trunc", "ceil"):
+        got = getattr(ig, name)(ints)
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, ints)
+
+
+def test_exact_logarithms_at_powers():
+    powers = 2.0 ** np.arange(-1074, 1024, 7)
+    np.testing.assert_array_equal(ig.log2(powers), np.log2(powers))
+    tens = 10.0 ** np.arange(-20, 23)
+    np.testing.assert_array_equal(ig.log10(tens[20:]), np.log10(tens[20:]))
+    assert _max_ulp(ig.log10(tens), np.log10(tens)) <= 2
+
+
+def test_overflow_and_infinity_safety():
+    big = np.array([1e300, 1e-300, 3e-320, 1e308])
+    np.testing.assert_allclose(ig.hypot(big, big), np.hypot(big, big), rtol=1e-15)
+    inf = np.inf
+    a = np.array([inf, -inf, inf, 1.0, -inf, np.nan, 1000.0])
+    b = np.array([inf, -inf, -inf, -inf, 2.0, 1.0, 1000.0])
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(ig.logaddexp(a, b), np.logaddexp(a, b))
+    np.testing.assert_array_equal(ig.hypot(np.array([inf, np.nan]), np.array([np.nan, -inf])), [inf, inf])
+    with np.errstate(over="ignore"):
+        assert _max_ulp(ig.sinh(np.array([710.0, -710.0, 711.0])), np.sinh([710.0, -710.0, 711.0])) <= 2
+    with np.errstate(over="ignore"):
+        assert _max_ulp(ig.cosh(np.array([710.0, 711.0, -inf])), np.cosh([710.0, 711.0, -inf])) <= 2
+
+
+def test_float32_and_int_inputs():
+    x32 = (rng.standard_normal(64) * 3).astype(np.float32)
+    y32 = (rng.standard_normal(64) * 3).astype(np.float32)
+    u32 = np.tanh(x32)
+    unary = ["tan", "sinh", "cosh", "arctan", "exp2", "cbrt", "trunc", "ceil", "round", "reciprocal"]
+    got = ig.jit(lambda x, y, u: ([getattr(ig, n)(x) for n in unary], ig.arcsin(u), ig.arccos(u),
+                                  ig.log2(ig.abs(x)), ig.log10(ig.abs(x)),
+                                  [getattr(ig, n)(x, y) for n in BINARY]))(x32, y32, u32)  # fmt: skip
+    outs, asin, acos, l2, l10, binary = got
+    for name, g in zip(unary, outs):
+        assert g.dtype == np.float32, name
+        np.testing.assert_allclose(g, getattr(np, name)(x32), rtol=4e-7, atol=1e-30, err_msg=name)
+    np.testing.assert_allclose(asin, np.arcsin(u32), rtol=4e-7)
+    np.testing.assert_allclose(acos, np.arccos(u32), rtol=4e-7)
+    np.testing.assert_allclose(l2, np.log2(np.abs(x32)), rtol=4e-7)
+    np.testing.assert_allclose(l10, np.log10(np.abs(x32)), rtol=4e-7)
+    for name, g in zip(BINARY, binary):
+        assert g.dtype == np.float32
+        # logaddexp of opposite-sign operands cancels: absolute error relative to the inputs.
+        np.testing.assert_allclose(g, getattr(np, name)(x32, y32), rtol=4e-7, atol=3e-6, err_msg=name)
+    ints = np.array([1, 2, 3, 8], np.int32)
+    for name in ("tan", "exp2", "log2", "cbrt", "reciprocal", "sinh"):
+        g = getattr(ig, name)(ints)
+        assert g.dtype == np.float32, name
+        np.testing.assert_allclose(g, getattr(np, name)(ints.astype(np.float32)), rtol=4e-7, err_msg=name)
+    assert ig.hypot(ints, ints).dtype == np.float32
+    assert ig.arctan2(ints, np.float64(2.0)).dtype == np.float64
+
+
+def test_gradients_against_finite_differences():
+    x = rng.uniform(0.2, 2.0, (3, 4)) * np.where(rng.random((3, 4)) < 0.5, -1, 1)
+    y = rng.uniform(0.2, 2.0, (3, 4)) * np.where(rng.random((3, 4)) < 0.5, -1, 1)
+    u = rng.uniform(-0.9, 0.9, (3, 4))
+
+    def f(x, y, u):
+        return (ig.tan(x), ig.sinh(x), ig.cosh(x), ig.arctan(3 * x), ig.arcsin(u), ig.arccos(u),
+                ig.exp2(x), ig.log2(ig.abs(x)), ig.log10(ig.abs(x)), ig.cbrt(x), ig.reciprocal(x),
+                ig.arctan2(y, x), ig.hypot(x, y), ig.logaddexp(x, y), ig.fmod(x * 3, y),
+                ig.nan_to_num(x), ig.heaviside(x, y))  # fmt: skip
+
+    ig.check_grads(f, (x, y, u), order=1, modes=("fwd", "rev"))
+    ig.check_grads(lambda x, y: (ig.sinh(x), ig.cosh(x), ig.arctan2(y, x), ig.logaddexp(x, y), ig.cbrt(x)),
+                   (x, y), order=2, modes=("rev",))  # fmt: skip
+    # Near 0 the hyperbolic functions and atan keep their derivatives accurate.
+    small = np.array([1e-9, -3e-7, 1e-4])
+    np.testing.assert_allclose(ig.grad(lambda t: ig.sum(ig.sinh(t)))(small), np.cosh(small), rtol=1e-15)
+    np.testing.assert_allclose(ig.grad(lambda t: ig.sum(ig.cosh(t)))(small), np.sinh(small), rtol=1e-12)
+    np.testing.assert_allclose(ig.grad(lambda t: ig.sum(ig.arctan(t)))(small), 1 / (1 + small**2), rtol=1e-15)
+
+
+def test_derivatives_at_kinks_are_the_documented_ones():
+    x = np.array([-1.5, -0.5, 0.0, 0.5, 2.5, 1e17])
+    for name in ("round", "trunc", "ceil"):
+        np.testing.assert_array_equal(ig.grad(lambda t, n=name: ig.sum(getattr(ig, n)(t)))(x), np.zeros(6))
+    # logaddexp(x, x): half to each side.
+    gx, gy = ig.grad(lambda a, b: ig.logaddexp(a, b), argnums=(0, 1))(np.float64(1.5), np.float64(1.5))
+    assert gx == 0.5 and gy == 0.5
+    # heaviside: nothing to x1; x2's gradient only where x1 == 0.
+    g1, g2 = ig.grad(lambda a, b: ig.sum(ig.heaviside(a, b)), argnums=(0, 1))(np.array([-1.0, 0.0, 2.0]), np.array([0.3, 0.3, 0.3]))
+    np.testing.assert_array_equal(g1, [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(g2, [0.0, 1.0, 0.0])
+    # hypot at the origin: 0, not NaN; nan_to_num passes 1 only where x is finite.
+    np.testing.assert_array_equal(ig.grad(lambda a, b: ig.hypot(a, b), argnums=(0, 1))(0.0, 0.0), (0.0, 0.0))
+    g = ig.grad(lambda t: ig.sum(ig.nan_to_num(t)))(np.array([np.nan, np.inf, 2.0]))
+    np.testing.assert_array_equal(g, [0.0, 0.0, 1.0])
+
+
+def test_errors_name_the_function():
+    with pytest.raises(ig.DTypeError, match="fmod"):
+        ig.fmod(np.array([True]), np.array([False]))
+    with pytest.raises(ig.DTypeError, match="heaviside"):
+        ig.heaviside(np.array([True]), np.array([False]))
+    with pytest.raises(TypeError, match="round: decimals"):
+        ig.round(np.ones(3), 1.5)
+    with pytest.raises(ig.ShapeError, match=r"arctan2: shapes \(3,\), \(4,\)"):
+        ig.arctan2(np.ones(3), np.ones(4))
+    with pytest.raises(ig.ShapeError, match="hypot"):
+        ig.hypot(np.ones((2, 3)), np.ones(2))
