@@ -59,7 +59,9 @@ class ShapeDtype:
             return value
         if isinstance(value, Tracer):
             return ShapeDtype(value.shape, value.dtype)
-        if isinstance(value, (bool, int, float)):
+        if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+            # A Python scalar takes the default dtype; a numpy scalar (np.float64 is a float
+            # subclass) keeps its own, as a 0-d array does.
             return ShapeDtype((), dtypes.scalar_dtype(value))
         array = np.asarray(value)
         return ShapeDtype(array.shape, dtypes.array_dtype_of(array))
@@ -438,7 +440,7 @@ def _as_input(x: Any, aval: ShapeDtype) -> np.ndarray:
     array = np.asarray(x)
     if array.dtype == aval.dtype:
         return array
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
         return array.astype(aval.dtype)
     try:
         traced_as = dtypes.array_dtype_of(array)

@@ -286,3 +286,13 @@ def test_cpu_jit_fast_path_static_arguments():
     assert len(calls) == 2
     with pytest.raises(TypeError):
         jitted(X, [2])  # an unhashable static value is an error, as before
+
+
+def test_numpy_scalars_keep_their_dtype_python_scalars_take_the_default():
+    """np.float64 subclasses float, but is a typed scalar (as a 0-d array), not a weak Python one."""
+    f = ig.jit(lambda x: x * 2)
+    assert f(np.float64(3.0)).dtype == np.float64 and float(f(np.float64(3.0))) == 6.0
+    assert f(np.float32(3.0)).dtype == np.float32
+    assert f(3.0).dtype == np.float32
+    assert ig.ShapeDtype.of(np.float64(1.0)) == ig.ShapeDtype((), np.float64)
+    assert ig.grad(lambda x: x * x)(np.float64(3.0)).dtype == np.float64
