@@ -408,6 +408,19 @@ class CompiledModule:
         return self.object_bytes
 
 
+FULL_UNROLL_MAX_COUNT = 4
+"""The largest trip count LLVM's loop unroller may unroll completely (its default: unbounded).
+
+Full unrolling of small static loops (a 3x3 convolution window, the 8 lanes of an attention head)
+inside bigger nests multiplies the code the rest of O3 optimizes: measured interleaved in one
+process (2026-11-30), a conv2d gradient compiled in 1.96 s with the default and 0.16 s with 4, and
+ran faster (7.2 ms against 8.2 ms median); the transformer example's training step 9.1 s -> 3.5 s at
+the same speed (0.86-0.89 ms); W1, W4, a 4M-element sum and logsumexp the same to 2% (partial and
+runtime unrolling, which the reductions' inner loops use, stay on)."""
+
+_UNROLL_OPTION = threading.Lock()
+
+
 def _optimize(
     ref: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int, loop_unrolling: bool
 ) -> None:
@@ -416,7 +429,14 @@ def _optimize(
     tuning.slp_vectorization = speed_level >= 2
     tuning.loop_unrolling = loop_unrolling and speed_level >= 2
     builder = llvm.create_pass_builder(tm, tuning)
-    builder.getModulePassManager().run(ref, builder)
+    # The cap is a process-wide LLVM option: set for this run only (the GPU backend's NVPTX
+    # pipeline and other llvmlite users in the process keep LLVM's default).
+    with _UNROLL_OPTION:
+        llvm.set_option("irgrad", f"-unroll-full-max-count={FULL_UNROLL_MAX_COUNT}")
+        try:
+            builder.getModulePassManager().run(ref, builder)
+        finally:
+            llvm.set_option("irgrad", f"-unroll-full-max-count={2**32 - 1}")
 
 
 def runtime_engine(ir: str, opt: int) -> llvm.ExecutionEngine:
