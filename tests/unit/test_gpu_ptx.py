@@ -199,6 +199,23 @@ def _programs() -> list[tuple[str, Callable[..., Any], tuple[Any, ...]]]:
         value, grads = ig.value_and_grad(loss)(params)
         return value, ig.tree_map(lambda p, g: p - 0.01 * g, params, grads)
 
+    def rnn_scan(w, xs):
+        return ig.sum(ig.scan(lambda h, x: (ig.tanh(h @ w + x), h * 2.0), ig.zeros((4,)), xs)[1])
+
+    def attention_energy(q, k):
+        return ig.sum(ig.softmax(ig.einsum("bqd,bkd->bqk", q, k)) ** 2)
+
+    @ig.custom_jvp
+    def softplus(x):
+        return ig.log(1.0 + ig.exp(x))
+
+    @softplus.defjvp
+    def _softplus_jvp(primals, tangents):
+        return softplus(primals[0]), tangents[0] * ig.sigmoid(primals[0])
+
+    def doubling(x):
+        return ig.while_loop(lambda c: c[0] < 10.0, lambda c: (c[0] * 2.0 + 1.0, c[1] + 1), (x, 0))
+
     mlp_params = {"w1": f32(12, 16) * 0.3, "b1": np.zeros(16, np.float32), "w2": f32(16, 10) * 0.3, "b2": np.zeros(10, np.float32)}
     onehot = np.eye(3, dtype=np.float32)[[0, 2, 1, 1, 0]]
     return [
@@ -208,6 +225,15 @@ def _programs() -> list[tuple[str, Callable[..., Any], tuple[Any, ...]]]:
         ("rnn_value_and_grad", ig.value_and_grad(rnn_loss), (rnn_params, f32(4, 2, 3), f32(2, 6))),
         ("f64_tanh_grad", ig.grad(lambda v: ig.tanh(v).sum()), (RNG.standard_normal((3, 4)),)),
         ("train_step", train_step, (mlp_params, f32(8, 12), RNG.integers(0, 10, 8).astype(np.int32))),
+        # The transforms and functions of 2026-11-30: scan, einsum, custom_jvp, sort/cumsum, erf,
+        # vmap of a per-example while loop, a Hessian (forward over reverse).
+        ("scan_grad", ig.grad(rnn_scan), (f32(4, 4), f32(6, 4))),
+        ("einsum_attention_grad", ig.grad(attention_energy, argnums=(0, 1)), (f32(2, 5, 4), f32(2, 6, 4))),
+        ("custom_jvp_grad", ig.grad(lambda x: ig.sum(softplus(x))), (f32(7),)),
+        ("sort_cumsum", lambda x: (ig.sort(x), ig.cumsum(x), ig.argsort(x)), (f32(9),)),
+        ("erf_gelu_grad", ig.grad(lambda x: ig.sum(ig.gelu(x, approximate=False) + ig.erf(x))), (f32(5),)),
+        ("vmap_while", ig.vmap(doubling), (np.abs(f32(5)) * 3,)),
+        ("hessian", ig.hessian(lambda x: ig.sum(ig.tanh(x) ** 3)), (f32(3),)),
     ]
 
 
