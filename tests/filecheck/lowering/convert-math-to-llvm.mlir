@@ -5,7 +5,7 @@
 
 // CHECK-LABEL: builtin.module
 // CHECK:      func.func @f32_functions
-// CHECK:      %[[E:.*]] = llvm.call_intrinsic "llvm.exp.f32"(%x) : (f32) -> f32
+// CHECK:      %[[E:.*]] = llvm.fmul %{{.*}}, %{{.*}} : f32
 // CHECK:      %[[S:.*]] = llvm.call_intrinsic "llvm.sqrt.f32"(%[[E]]) : (f32) -> f32
 // CHECK:      %[[M:.*]] = llvm.call @expm1f(%[[S]]) : (f32) -> f32
 // CHECK:      %[[P:.*]] = llvm.call_intrinsic "llvm.pow.f32"(%[[M]], %x) : (f32, f32) -> f32
@@ -17,6 +17,32 @@ func.func @f32_functions(%x: f32) -> f32 {
   %2 = math.expm1 %1 : f32
   %3 = math.powf %2, %x : f32
   func.return %3 : f32
+}
+
+// -----
+
+// exp flushes subnormal results to 0 and keeps its own argument at or above ln(FLT_MIN), where
+// glibc's vector exp stays on its fast path: exp(select(x < b, b, x)) * (0 or 1), the 0-or-1
+// from an unsigned compare of x's bits (LLVM would fold a float compare shared by both selects).
+
+// CHECK-LABEL: func.func @exp_flushes_subnormals
+// CHECK-SAME:    (%[[X:.*]]: f32, %[[Y:.*]]: f64)
+// CHECK:      %[[B:.*]] = llvm.mlir.constant(-8.733000e+01 : f32) : f32
+// CHECK:      %[[BITS:.*]] = llvm.mlir.constant(-1028740874 : i32) : i32
+// CHECK:      llvm.mlir.constant(-7.083000e+02 : f64) : f64
+// CHECK:      %[[LOW:.*]] = llvm.fcmp "olt" %[[X]], %[[B]] : f32
+// CHECK:      %[[ARG:.*]] = llvm.select %[[LOW]], %[[B]], %[[X]] : i1, f32
+// CHECK:      %[[E:.*]] = llvm.call_intrinsic "llvm.exp.f32"(%[[ARG]]) : (f32) -> f32
+// CHECK:      %[[XBITS:.*]] = llvm.bitcast %[[X]] : f32 to i32
+// CHECK:      %[[BELOW:.*]] = llvm.icmp "ugt" %[[XBITS]], %[[BITS]] : i32
+// CHECK:      %[[KEEP:.*]] = llvm.select %[[BELOW]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK:      %[[R:.*]] = llvm.fmul %[[E]], %[[KEEP]] : f32
+// CHECK:      llvm.call_intrinsic "llvm.exp.f64"
+// CHECK:      llvm.bitcast %[[Y]] : f64 to i64
+func.func @exp_flushes_subnormals(%x: f32, %y: f64) -> (f32, f64) {
+  %0 = math.exp %x : f32
+  %1 = math.exp %y : f64
+  func.return %0, %1 : f32, f64
 }
 
 // -----
