@@ -8,9 +8,10 @@ one `nn.matmul` each:
 1. labels an operand alone carries that the output and the later operands do not need are summed
    out first (`nn.reduce_sum`), and a label repeated in one operand is reduced to its diagonal;
 2. the pair's labels are sorted into batch (in both, still needed), contracted (in both, no longer
-   needed), and free ones of each side; each side is transposed to (batch, free, contracted) and
-   reshaped to three dimensions, so the contraction is one batched GEMM (the CPU backend sends
-   large ones to BLAS);
+   needed), and free ones of each side; each side is transposed to (batch, free, contracted) (the
+   right side to (batch, contracted, free)) and reshaped to three dimensions, so the contraction
+   is one batched GEMM (the CPU backend sends large ones to BLAS). A side whose innermost label
+   would move is laid out the other way and transposed last, a transpose BLAS takes as a flag;
 3. the result is reshaped back and, at the end, transposed to the output's order.
 
 The IR is ordinary `nn`, so einsum differentiates, batches and lowers with no rules of its own.
@@ -138,8 +139,22 @@ def _contract(a: Tracer, pa: list[str], b: Tracer, pb: list[str], keep: set[str]
             a, b = (x, b) if x_name == "a" else (a, x)
     dims = {**dict(zip(pb, b.shape)), **dict(zip(pa, a.shape))}
     size = lambda group: math.prod(dims[lb] for lb in group)  # noqa: E731
-    a3 = lax.reshape(_transpose(a, pa, batch + free_a + contracted), (size(batch), size(free_a), size(contracted)))
-    b3 = lax.reshape(_transpose(b, pb, batch + contracted + free_b), (size(batch), size(contracted), size(free_b)))
+    # Each side keeps its innermost dimension innermost where it can: an operand whose last label
+    # is on the "wrong" side of the product (a contracted label last in b, a free one in a) is laid
+    # out the other way round and then transposed in its last two dimensions, which
+    # convert-linalg-to-blas folds into the GEMM's transpose flag instead of copying.
+    a_flipped = bool(pa) and pa[-1] in free_a and bool(contracted)
+    b_flipped = bool(pb) and pb[-1] in contracted and bool(free_b)
+    if a_flipped:
+        a3 = lax.reshape(_transpose(a, pa, batch + contracted + free_a), (size(batch), size(contracted), size(free_a)))
+        a3 = lax.transpose(a3, [0, 2, 1])
+    else:
+        a3 = lax.reshape(_transpose(a, pa, batch + free_a + contracted), (size(batch), size(free_a), size(contracted)))
+    if b_flipped:
+        b3 = lax.reshape(_transpose(b, pb, batch + free_b + contracted), (size(batch), size(free_b), size(contracted)))
+        b3 = lax.transpose(b3, [0, 2, 1])
+    else:
+        b3 = lax.reshape(_transpose(b, pb, batch + contracted + free_b), (size(batch), size(contracted), size(free_b)))
     out = lax.matmul(a3, b3)
     labels = batch + free_a + free_b
     return lax.reshape(out, tuple(dims[lb] for lb in labels)), labels

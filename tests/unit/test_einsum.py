@@ -88,3 +88,11 @@ def test_errors_name_the_subscripts_and_shapes() -> None:
         ig.einsum("ij->ii", a)
     with pytest.raises(ShapeError, match="label 'i' of 'ii->i' has sizes 3 and 4"):
         ig.einsum("ii->i", a)
+
+
+def test_an_innermost_contracted_label_becomes_a_blas_transpose_flag_not_a_copy():
+    """'bqhd,bkhd->bhqk': k keeps d innermost; the GEMM reads it with its transpose flag."""
+    q = np.ones((2, 16, 2, 8), np.float32)
+    text = ig.jit(lambda q, k: ig.einsum("bqhd,bkhd->bhqk", q, k)).lower(q, q).as_text("autodiff")
+    assert "perm = [0, 2, 3, 1]" not in text  # no transpose that moves d
+    assert "perm = [0, 2, 1]" in text  # the last-two-dims transpose the BLAS conversion folds
