@@ -15,7 +15,6 @@ import workloads as wl  # noqa: E402,I001  (first: thread counts before numpy lo
 
 import math  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -132,22 +131,11 @@ def main() -> int:
     cells: dict[str, dict[str, Any]] = {}
 
     def run(key: str, call, to_numpy) -> None:
-        try:
-            start = time.perf_counter()
-            first = call()
-            cold = time.perf_counter() - start
-            ok = wl.checked(key, "attention", check(to_numpy(first), ref))
-            if not ok:
-                cells[key] = wl.wrong_cell("result differs from numpy")
-                return
-            t = wl.measure(call, warmup=3)
-        except Exception as err:  # a framework that fails is reported, not fatal
-            wl.say(f"  {key}: error {type(err).__name__}: {err}")
-            cells[key] = wl.na_cell(f"error: {type(err).__name__}")
-            return
-        wl.say(f"  attention {key:14s} {t.median * 1e3:8.3f} ms (min {t.min * 1e3:.3f}, max {t.max * 1e3:.3f}); "
-               f"first call {cold:.2f} s")
-        cells[key] = wl.time_cell(t, 1e3)
+        measured = wl.check_then_time(cells, key, "attention", call, lambda out: check(to_numpy(out), ref))
+        if measured is not None:
+            t, cold = measured
+            wl.say(f"  attention {key:14s} {t.median * 1e3:8.3f} ms (min {t.min * 1e3:.3f}, max {t.max * 1e3:.3f}); "
+                   f"first call {cold:.2f} s")
 
     if "irgrad" in wanted:
         fn = irgrad_fn()

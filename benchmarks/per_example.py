@@ -108,18 +108,10 @@ def main() -> int:
     cells: dict[str, dict[str, Any]] = {}
 
     def run(key: str, call, to_numpy) -> None:
-        try:
-            ok = wl.checked(key, "per-example", check(to_numpy(call()), ref))
-            if not ok:
-                cells[key] = wl.wrong_cell("result differs from numpy")
-                return
-            t = wl.measure(call, warmup=3)
-        except Exception as err:  # a framework that fails is reported, not fatal
-            wl.say(f"  {key}: error {type(err).__name__}: {err}")
-            cells[key] = wl.na_cell(f"error: {type(err).__name__}")
-            return
-        wl.say(f"  per-example {key:14s} {t.median * 1e3:8.3f} ms (min {t.min * 1e3:.3f}, max {t.max * 1e3:.3f})")
-        cells[key] = wl.time_cell(t, 1e3)
+        measured = wl.check_then_time(cells, key, "per-example", call, lambda out: check(to_numpy(out), ref))
+        if measured is not None:
+            t = measured[0]
+            wl.say(f"  per-example {key:14s} {t.median * 1e3:8.3f} ms (min {t.min * 1e3:.3f}, max {t.max * 1e3:.3f})")
 
     if "irgrad" in wanted:
         fn = irgrad_fn()

@@ -422,6 +422,27 @@ def checked(framework: str, label: str, ok_message: tuple[bool, str]) -> bool:
     return ok
 
 
+def check_then_time(cells: dict[str, dict[str, Any]], key: str, label: str, call: Callable[[], Any],
+                    check: Callable[[Any], tuple[bool, str]]) -> tuple[Timing, float] | None:
+    """One framework's cell, in milliseconds: the first call's result checked (`check(result)` ->
+    (ok, message)), then timed. A wrong result or a failure fills the cell with why (a framework
+    that fails is reported, not fatal) and returns None; else (timing, first call's seconds)."""
+    try:
+        start = time.perf_counter()
+        first = call()
+        first_s = time.perf_counter() - start
+        if not checked(key, label, check(first)):
+            cells[key] = wrong_cell("result differs from numpy")
+            return None
+        t = measure(call, warmup=3)
+    except Exception as err:
+        say(f"  {key}: error {type(err).__name__}: {err}")
+        cells[key] = na_cell(f"error: {type(err).__name__}")
+        return None
+    cells[key] = time_cell(t, 1e3)
+    return t, first_s
+
+
 # ---------------------------------------------------------------------------------------------
 # Peers: optional imports (the `bench` extra)
 # ---------------------------------------------------------------------------------------------

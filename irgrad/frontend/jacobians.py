@@ -81,6 +81,17 @@ class _Partial:
         return out[0] if self.has_aux else out
 
 
+def _differentiated(
+    name: str, fn: Callable[..., Any], args: Sequence[Any], argnums: int | Sequence[int], has_aux: bool
+) -> tuple[tuple[Any, ...], list[Any], TreeDef, _Partial]:
+    """The differentiated arguments, their leaves and tree (floats checked), and `fn` of them alone."""
+    nums = _argnums(argnums, len(args), name)
+    diff = tuple(args[n] for n in nums)
+    in_leaves, in_tree = tree_flatten(list(diff))
+    _require_float(name, "inputs", in_leaves)
+    return diff, in_leaves, in_tree, _Partial(fn, args, nums, has_aux)
+
+
 def _assemble(
     blocks: list[list[Any]], out_tree: TreeDef, in_tree: TreeDef, single: bool
 ) -> Any:
@@ -98,11 +109,7 @@ def jacrev(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bo
 
     @functools.wraps(fn)
     def staged(*args: Any) -> Any:
-        nums = _argnums(argnums, len(args), "jacrev")
-        diff = tuple(args[n] for n in nums)
-        in_leaves, in_tree = tree_flatten(list(diff))
-        _require_float("jacrev", "inputs", in_leaves)
-        partial = _Partial(fn, args, nums, has_aux)
+        diff, in_leaves, in_tree, partial = _differentiated("jacrev", fn, args, argnums, has_aux)
         if has_aux:
             out, pullback, aux = vjp(partial, *diff, has_aux=True)
         else:
@@ -137,11 +144,7 @@ def jacfwd(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bo
 
     @functools.wraps(fn)
     def staged(*args: Any) -> Any:
-        nums = _argnums(argnums, len(args), "jacfwd")
-        diff = tuple(args[n] for n in nums)
-        in_leaves, in_tree = tree_flatten(list(diff))
-        _require_float("jacfwd", "inputs", in_leaves)
-        partial = _Partial(fn, args, nums, has_aux)
+        diff, in_leaves, in_tree, partial = _differentiated("jacfwd", fn, args, argnums, has_aux)
         in_shapes = [tuple(shape_of(x)) for x in in_leaves]
         in_dtypes = [dtype_of(x) for x in in_leaves]
         columns = sum(math.prod(s) for s in in_shapes)
