@@ -26,7 +26,6 @@ from xdsl.parser import Parser
 
 import irgrad as ig
 from _autodiff_harness import run_pass
-from irgrad.autodiff.errors import AutodiffError
 from irgrad.backends.interpreter import run_function
 from irgrad.driver.registry import make_context
 from irgrad.frontend import lax
@@ -306,19 +305,25 @@ def test_per_example_while_whose_condition_region_forwards_other_values() -> Non
     assert expected[0].tolist() == [12.0, 10.0]  # 0 iterations: the forwarded 2c
 
 
-def test_an_unsigned_comparison_of_per_example_integers_is_not_supported_yet() -> None:
-    text = """
-    func.func @f(%i: tensor<i32>) -> tensor<i1> {
+@pytest.mark.parametrize("predicate", ["ult", "ule", "ugt", "uge"])
+def test_unsigned_comparisons_of_per_example_integers(predicate: str) -> None:
+    """nn.compare is signed: the rule flips both sign bits, so -1 counts as the largest i32."""
+    text = f"""
+    func.func @f(%i: tensor<i32>) -> tensor<i1> {{
       %j = tensor.extract %i[] : tensor<i32>
       %c3 = arith.constant 3 : i32
-      %lt = arith.cmpi ult, %j, %c3 : i32
+      %lt = arith.cmpi {predicate}, %j, %c3 : i32
       %t = tensor.from_elements %lt : tensor<i1>
       func.return %t : tensor<i1>
-    }
-    func.func @g(%i: tensor<4xi32>) -> tensor<4xi1> {
-      %e = autodiff.batch @f(%i) in_axes = [0] out_axes = [0] : (tensor<4xi32>) -> tensor<4xi1>
-      func.return %e : tensor<4xi1>
-    }
+    }}
+    func.func @g(%i: tensor<6xi32>) -> tensor<6xi1> {{
+      %e = autodiff.batch @f(%i) in_axes = [0] out_axes = [0] : (tensor<6xi32>) -> tensor<6xi1>
+      func.return %e : tensor<6xi1>
+    }}
     """
-    with pytest.raises(AutodiffError, match="not supported yet: an unsigned comparison arith.cmpi ult"):
-        run_pass(Parser(make_context(), text).parse_module())
+    module = run_pass(Parser(make_context(), text).parse_module())
+    values = np.array([0, 2, 3, 4, -1, -2147483648], np.int32)
+    got = np.asarray(run_function(module, "g", [values])[0])
+    unsigned = values.astype(np.uint32)
+    want = {"ult": unsigned < 3, "ule": unsigned <= 3, "ugt": unsigned > 3, "uge": unsigned >= 3}[predicate]
+    np.testing.assert_array_equal(got, want)

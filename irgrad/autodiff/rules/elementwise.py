@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import cast
 
 from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from irgrad.autodiff.batching import BatchBuilder, Batched, batched_type, materialize
 from irgrad.autodiff.builder import RuleBuilder, element_type
-from irgrad.autodiff.errors import AutodiffError
 from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, non_differentiable, vjp_rule
 from irgrad.dialects import nn
 
@@ -398,6 +398,7 @@ _ARITH_INT_TWINS: dict[type[Operation], type[Operation]] = {
     arith.XOrIOp: nn.XorOp,
 }
 _CMPI_DIRECTIONS = {"eq": "eq", "ne": "ne", "slt": "lt", "sle": "le", "sgt": "gt", "sge": "ge"}
+_UNSIGNED_DIRECTIONS = {"ult": "lt", "ule": "le", "ugt": "gt", "uge": "ge"}
 
 
 @batch_rule(*_ARITH_INT_TWINS)
@@ -433,13 +434,16 @@ def _arith_rounded_div_batch(
 
 @batch_rule(arith.CmpiOp)
 def _cmpi_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> Batched:
-    """A comparison of batched (signed) integers: nn.compare on [B], a batched i1 scalar."""
+    """A comparison of batched integers: nn.compare on [B], a batched i1 scalar. nn.compare is signed, so an
+    unsigned one compares both sides with their sign bit flipped (x xor MIN): a <u b iff a^MIN <s b^MIN."""
     predicate = arith.CMPI_COMPARISON_OPERATIONS[cast(arith.CmpiOp, op).predicate.value.data]
-    direction = _CMPI_DIRECTIONS.get(predicate)
-    if direction is None:
-        raise AutodiffError(f"vmap: not supported yet: an unsigned comparison arith.cmpi {predicate} of batched values", op)
     lhs, rhs = materialize(b, args, is_batched)
-    return b.compare(direction, lhs, rhs), True
+    if predicate in _UNSIGNED_DIRECTIONS:
+        width = cast(IntegerType, element_type(lhs)).width.data
+        sign_bit = -(1 << (width - 1)) if width > 1 else 1
+        lhs, rhs = (b.value(nn.XorOp(v, b.full(sign_bit, v.type))) for v in (lhs, rhs))
+        return b.compare(_UNSIGNED_DIRECTIONS[predicate], lhs, rhs), True
+    return b.compare(_CMPI_DIRECTIONS[predicate], lhs, rhs), True
 
 
 @batch_rule(arith.SelectOp)

@@ -118,19 +118,17 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
 
 // -----
 
-// vmap of an unsigned comparison of per-example integers (nn.compare is signed); a per-example loop bound or
-// while_loop condition is supported (tests/filecheck/autodiff/autodiff-batch-loops.mlir).
-func.func @f(%i: tensor<i32>) -> tensor<i1> {
-  %j = tensor.extract %i[] : tensor<i32>
-  %c3 = arith.constant 3 : i32
-  // CHECK: autodiff-errors.mlir:[[# @LINE + 1]]:3: error: 'arith.cmpi' op vmap: not supported yet: an unsigned comparison arith.cmpi ult of batched values
-  %lt = arith.cmpi ult, %j, %c3 : i32
-  %t = tensor.from_elements %lt : tensor<i1>
-  func.return %t : tensor<i1>
+// vmap of a tensor.splat with dynamic sizes (nn tensors have static shapes); per-example loop bounds, while_loop
+// conditions and comparisons are supported (tests/filecheck/autodiff/autodiff-batch-loops.mlir).
+func.func @f(%x: tensor<f32>, %n: index) -> tensor<?xf32> {
+  %s = tensor.extract %x[] : tensor<f32>
+  // CHECK: autodiff-errors.mlir:[[# @LINE + 1]]:3: error: 'tensor.splat' op vmap: not supported yet: a tensor.splat with dynamic sizes
+  %t = tensor.splat %s[%n] : tensor<?xf32>
+  func.return %t : tensor<?xf32>
 }
-func.func @main(%i: tensor<4xi32>) -> tensor<4xi1> {
-  %e = autodiff.batch @f(%i) in_axes = [0] out_axes = [0] : (tensor<4xi32>) -> tensor<4xi1>
-  func.return %e : tensor<4xi1>
+func.func @main(%x: tensor<4xf32>, %n: index) -> tensor<4x?xf32> {
+  %e = autodiff.batch @f(%x, %n) in_axes = [0, -1] out_axes = [0] : (tensor<4xf32>, index) -> tensor<4x?xf32>
+  func.return %e : tensor<4x?xf32>
 }
 
 // CHECK-NOT: Traceback
