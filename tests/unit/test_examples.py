@@ -11,22 +11,24 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-@pytest.mark.parametrize("script", ["mlp.py", "cnn.py", "rnn.py"])
-def test_example_runs(script):
+def run_example(script: str) -> subprocess.CompletedProcess:
+    """Runs examples/<script> in a fresh interpreter from the repository root; it must succeed."""
     result = subprocess.run(
         [sys.executable, os.path.join(ROOT, "examples", script)],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )
     assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.mark.parametrize("script", ["mlp.py", "cnn.py", "rnn.py"])
+def test_example_runs(script):
+    result = run_example(script)
     assert "func.func" in result.stdout  # each example prints its traced IR
 
 
 def test_mixed_precision_example_skips_overflow_and_trains():
-    result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "examples", "mixed_precision.py")],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
+    result = run_example("mixed_precision.py")
     lines = result.stdout.strip().splitlines()
     skipped = int(lines[-1].split()[1])
     assert skipped >= 9  # 2^24 down to 2^15, where the scaled gradients fit in float16
@@ -36,11 +38,7 @@ def test_mixed_precision_example_skips_overflow_and_trains():
 
 
 def test_data_parallel_example_matches_one_device():
-    result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "examples", "data_parallel.py")],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
+    result = run_example("data_parallel.py")
     assert result.stdout.count("shard.all_reduce") == 5  # one per parameter gradient, one for the loss
     for line in result.stdout.splitlines():
         if line.startswith("step"):
@@ -51,11 +49,7 @@ def test_data_parallel_example_matches_one_device():
 
 
 def test_dp_sgd_example_uses_per_example_gradients_and_trains():
-    result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "examples", "dp_sgd.py")],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
+    result = run_example("dp_sgd.py")
     lines = result.stdout.strip().splitlines()
     assert float(lines[0].split()[-1]) < 1e-5  # vmap(grad) == grad one example at a time (float32)
     assert float(lines[-2].split()[3]) < 0.3  # the loss after 40 noisy, clipped steps
@@ -63,11 +57,7 @@ def test_dp_sgd_example_uses_per_example_gradients_and_trains():
 
 
 def test_transformer_example_learns_the_next_token():
-    result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "examples", "transformer.py")],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
+    result = run_example("transformer.py")
     assert "func.func" in result.stdout and "nn.matmul" in result.stdout
     losses = [float(line.split()[-1]) for line in result.stdout.splitlines() if line.startswith("step")]
     assert losses[0] > 2.0 and losses[-1] < 0.05, losses  # from about log(16) to near 0
