@@ -490,16 +490,30 @@ def matmul(a: Any, b: Any) -> Tracer:
             f"matmul: contracting dimensions differ: {tuple(_shape(a))} @ {tuple(_shape(b))} "
             f"({x.shape[-1]} vs {y.shape[-2]}){user_site()}"
         )
-    batch = broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
-    x = broadcast_to(x, (*batch, *x.shape[-2:]))
-    y = broadcast_to(y, (*batch, *y.shape[-2:]))
-    out = lax.matmul(x, y)
+    if x.ndim > 2 and y.ndim == 2:
+        out = _matmul_rows(x, y)
+    else:
+        batch = broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
+        x = broadcast_to(x, (*batch, *x.shape[-2:]))
+        y = broadcast_to(y, (*batch, *y.shape[-2:]))
+        out = lax.matmul(x, y)
     shape = list(out.shape)
     if squeeze_back:
         shape.pop(-1)
     if squeeze_front:
         shape.pop(-2 if squeeze_back is False else -1)
     return lax.reshape(out, shape)
+
+
+def _matmul_rows(x: Tracer, y: Tracer) -> Tracer:
+    """(..., M, K) @ (K, N) as one (prod(...) * M, K) @ (K, N) product, reshaped back.
+
+    Broadcasting a shared weight over the batch instead would give a batched product of
+    small GEMMs, and its gradient a batched product plus a sum over the batch; folding the
+    batch into the rows gives one GEMM each way, as XLA's dot_general does (a Linear layer
+    on (batch, time, features) inputs)."""
+    rows = lax.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))
+    return lax.reshape(lax.matmul(rows, y), (*x.shape[:-1], y.shape[-1]))
 
 
 @api

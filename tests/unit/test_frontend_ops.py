@@ -380,6 +380,21 @@ def test_matmul(shapes):
     check_traced(lambda x, y: x @ y, np.matmul, a, b, dtype=np.float32, rtol=1e-5, atol=1e-5)
 
 
+def test_matmul_with_a_shared_weight_is_one_two_dimensional_product():
+    """(..., M, K) @ (K, N) folds the batch into the rows, as XLA's dot_general: one GEMM
+    forward and one for the weight's gradient, never the weight broadcast over the batch."""
+    a = randn(3, 5, 4, seed=49).astype(np.float64)
+    w = randn(4, 6, seed=50).astype(np.float64)
+    text = str(ig.trace(lambda x, y: x @ y, a, w))
+    assert "tensor<15x4xf64>, tensor<4x6xf64>) -> tensor<15x6xf64>" in text
+    assert "nn.broadcast_in_dim" not in text
+    np.testing.assert_allclose(ig.matmul(a, w), a @ w, rtol=1e-13)
+    u = randn(3, 5, 6, seed=51).astype(np.float64)
+    ga, gw = ig.grad(lambda x, y: ig.sum((x @ y) * u), argnums=(0, 1))(a, w)
+    np.testing.assert_allclose(ga, u @ w.T, rtol=1e-13)
+    np.testing.assert_allclose(gw, np.einsum("btk,btn->kn", a, u), rtol=1e-13)
+
+
 def test_matmul_dtypes():
     a = randn(2, 3, seed=43)
     b = randn(3, 2, dtype=np.float64, seed=44)
