@@ -114,15 +114,25 @@ from irgrad.frontend.vmap import vmap
 from irgrad.frontend.jacobians import hessian, jacfwd, jacobian, jacrev
 from irgrad.frontend.einsum import einsum
 from irgrad.frontend.activations import (
+    celu,
+    dot_product_attention,
     elu,
     expm1,
     gelu,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
     leaky_relu,
     log_sigmoid,
+    mish,
     relu6,
     selu,
     silu,
+    soft_sign,
     softplus,
+    standardize,
     swish,
 )
 
@@ -203,9 +213,15 @@ from irgrad.frontend.numpy_reductions import (
     sort,
 )
 
+from irgrad.frontend.numpy_stats import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.frontend.numpy_more import *  # noqa: E402, F403
+from irgrad.frontend.lax_api import *  # noqa: E402, F403
+from irgrad.frontend import special  # noqa: E402  (ig.special, as jax.scipy.special)
+
 _tensor_methods.install()
 del _getitem
 
 from irgrad import layers, losses, mixed_precision, optim  # noqa: E402  (they use the API above)
 from irgrad import random  # noqa: E402  (ig.random, built on the API above)
+from irgrad import nn  # noqa: E402  (ig.nn, as jax.nn: activations, softmax, one_hot, attention)
 from irgrad import distributed  # noqa: E402  (ig.distributed: placements on a simulated mesh)

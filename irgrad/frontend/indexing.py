@@ -1,13 +1,14 @@
-"""`x[...]` on tracers: numpy basic indexing plus traced integer indices and one index array.
+"""`x[...]` on tracers: numpy basic indexing plus traced integer indices and integer index arrays.
 
 - Python ints (negative ones count from the end) and slices with any step, negative included,
   become one `nn.slice` followed by a `nn.reshape` that drops the indexed dimensions.
 - A traced integer scalar (a `fori_loop` counter, say) becomes `nn.dynamic_slice`; negative
   values count from the end, out-of-range ones are clamped (as in JAX).
 - `None` inserts an axis, `...` fills the remaining ones.
-- One integer index array (numpy or traced) gathers along its axis (`nn.gather`); as in numpy,
-  when it and the integer indices are separated by a slice, `None` or `...`, the gathered
-  dimensions come first in the result.
+- One integer index array (numpy or traced) gathers along its axis (`nn.gather`); several
+  broadcast together and gather once from their axes merged into one (`x[rows, cols]`). As in
+  numpy, the gathered dimensions replace the indexed ones where they stand, or come first in
+  the result when the arrays and the integer indices are separated by a slice, `None` or `...`.
 Boolean masks would give data-dependent shapes and are rejected.
 """
 
@@ -105,9 +106,6 @@ def getitem(x: Tracer, index: Any) -> Tracer:
         else:
             raise IndexError(f"unsupported index {item!r}{user_site()}")
         dim += 1
-    if len(gathers) > 1:
-        raise IndexError(f"only one integer index array is supported, got {len(gathers)}{user_site()}")
-
     y = x
     if (start, limit, stride) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
         y = lax.slice(y, start, limit, stride)
@@ -129,24 +127,31 @@ def getitem(x: Tracer, index: Any) -> Tracer:
         d += 1
     kept_shape = [y.shape[k] for k in kept_dims]
     y = lax.reshape(y, kept_shape)
+    gather_rank = 0
     if gathers:
-        gdim, arr = gathers[0]
-        axis = kept_dims.index(gdim)
-        idx = lift(arr)
-        if not dtypes.is_int(idx.dtype):
-            raise IndexError(f"index arrays must hold integers, got {idx.dtype}{user_site()}")
-        y = lax.gather(y, idx, axis)
+        axes = [kept_dims.index(gdim) for gdim, _ in gathers]
+        idxs = [lift(arr) for _, arr in gathers]
+        for idx in idxs:
+            if not dtypes.is_int(idx.dtype):
+                raise IndexError(f"index arrays must hold integers, got {idx.dtype}{user_site()}")
+        if len(gathers) == 1:
+            y = lax.gather(y, idxs[0], axes[0])
+            gather_rank = idxs[0].ndim
+        else:
+            y, flat = _merge_index_arrays(y, axes, idxs)
+            y = lax.gather(y, flat, axes[0])
+            gather_rank = flat.ndim
     # Insert the new axes where the `None`s were.
     final: list[int] = []
     it = iter(y.shape)
-    gather_rank = lift(gathers[0][1]).ndim if gathers else 0
-    gather_at = 0
+    gather_at = -1
     for marker in out_shape:
         if marker == -2:
             final.append(1)
         elif marker == -3:
-            gather_at = len(final)
-            final.extend(next(it) for _ in range(gather_rank))
+            if gather_at < 0:  # all index arrays' dimensions go where the first one was
+                gather_at = len(final)
+                final.extend(next(it) for _ in range(gather_rank))
         else:
             final.append(next(it))
     final.extend(it)
@@ -157,7 +162,34 @@ def getitem(x: Tracer, index: Any) -> Tracer:
     return y
 
 
+def _merge_index_arrays(y: Tracer, axes: list[int], idxs: list[Tracer]) -> tuple[Tracer, Tracer]:
+    """Several index arrays as one: the indexed axes of `y` moved together to where the first
+    one is and merged into one axis, the arrays broadcast together into one flat index into
+    it (each wrapped if negative and clamped into its axis first, as one gather would)."""
+    from irgrad.frontend.api_support import broadcast_shapes, broadcast_to
+
+    others = [a for a in range(y.ndim) if a not in axes]
+    before = [a for a in others if a < axes[0]]
+    after = [a for a in others if a > axes[0]]
+    y = lax.transpose(y, before + axes + after) if before + axes + after != list(range(y.ndim)) else y
+    sizes = [y.shape[len(before) + k] for k in range(len(axes))]
+    merged = [y.shape[a] for a in range(len(before))] + [int(np.prod(sizes))]
+    merged += [y.shape[a] for a in range(len(before) + len(axes), y.ndim)]
+    y = lax.reshape(y, merged)
+    shape = broadcast_shapes("indexing", *[i.shape for i in idxs])
+    d = dtypes.int64 if any(i.dtype == dtypes.int64 for i in idxs) else dtypes.int32
+    flat: Tracer | None = None
+    for idx, n in zip(idxs, sizes):
+        i = broadcast_to(lax.convert(idx, d) if idx.dtype != d else idx, shape)
+        i = _wrap_negative(i, n)
+        i = lax.select(lax.compare("lt", i, full(shape, 0, d)), full(shape, 0, d), i)
+        i = lax.select(lax.compare("gt", i, full(shape, n - 1, d)), full(shape, n - 1, d), i)
+        flat = i if flat is None else lax.binary(nn.AddOp, lax.binary(nn.MulOp, flat, full(shape, n, d)), i)
+    assert flat is not None
+    return y, flat
+
+
 def _wrap_negative(i: Tracer, n: int) -> Tracer:
-    zero = full((), 0, i.dtype)
-    size = full((), n, i.dtype)
+    zero = full(i.shape, 0, i.dtype)
+    size = full(i.shape, n, i.dtype)
     return lax.select(lax.compare("lt", i, zero), lax.binary(nn.AddOp, i, size), i)

@@ -91,6 +91,49 @@ def test_advanced_indices_separated_by_a_slice_go_first(index):
     check_traced(lambda a: a[index], lambda a: a[index], X)
 
 
+X4 = randn(4, 5, 6, 4, seed=5)
+R, C, Z = np.array([0, 3, -1]), np.array([[1], [2]]), np.array([2, -4, 3])
+
+SEVERAL_INDEX_ARRAYS = [
+    (R, R),
+    (R, slice(None), Z),
+    (slice(None), R, Z),
+    (C, R),
+    (slice(None), C, R, 1),
+    (1, slice(None), C, R),
+    (R, 2, Z),
+    (Ellipsis, R, np.array([0, 2, 1])),
+    (None, R, slice(None), Z),
+    (R, slice(1, 4), Z, slice(None, None, -1)),
+    (R, C, Z.reshape(1, 3)),
+    ([0, 1], [2, 3], [4, 5], [3, 0]),
+]
+
+
+@pytest.mark.parametrize("index", SEVERAL_INDEX_ARRAYS, ids=repr)
+def test_several_index_arrays_broadcast_together(index):
+    """numpy's advanced indexing with several integer arrays: they broadcast together; the
+    result's dimensions stand where the first array was, or first when separated."""
+    check_traced(lambda a: a[index], lambda a: a[tuple(np.asarray(i) if isinstance(i, list) else i for i in index)], X4)
+
+
+def test_several_traced_index_arrays_and_their_gradient():
+    """`logits[arange(n), labels]`, the cross-entropy idiom, traced and differentiated: the
+    gradient scatters back, summed where a pair repeats."""
+    rows, cols = np.array([0, 0, 1, 3], np.int32), np.array([2, 2, 4, 0], np.int32)
+    x = randn(4, 5, dtype=np.float64, seed=6)
+    check_traced(lambda a, i, j: a[i, j], lambda a, i, j: a[i, j], x, rows, cols)
+    g = ig.grad(lambda a: ig.sum(a[rows, cols] ** 2))(x)
+    want = np.zeros_like(x)
+    np.add.at(want, (rows, cols), 2 * x[rows, cols])
+    np.testing.assert_allclose(g, want, rtol=1e-14)
+    labels = np.array([3, 1, 4, 1], np.int32)
+    loss = lambda a, y: -ig.mean(ig.log_softmax(a)[ig.arange(4), y])  # noqa: E731
+    shifted = x - x.max(axis=1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(ig.jit(loss)(x, labels), -logp[np.arange(4), labels].mean(), rtol=1e-13)
+
+
 def test_traced_scalar_and_index_array_separated():
     k = np.array(2, np.int32)
     check_traced(lambda a, k: a[k, :, I2], lambda a, k: a[2, :, I2], X, k)
