@@ -42,6 +42,7 @@ class Jitted:
         backend: str,
         static_argnums: Sequence[int],
         fast_math: bool | str = False,
+        static_argnames: Sequence[str] = (),
     ):
         if backend not in BACKENDS:
             raise ValueError(f"jit: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -58,7 +59,13 @@ class Jitted:
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.backend = backend
-        self.static_argnums = tuple(static_argnums)
+        self._signature = _signature_of(fn)
+        self.static_argnums, self.static_kwnames = _static_positions(
+            fn, self._signature, tuple(static_argnums), tuple(static_argnames)
+        )
+        # Calls with keyword-only (or **kwargs) arguments: one Jitted per set of keyword names
+        # and static keyword values, taking the dynamic ones as a trailing positional list.
+        self._keyword_variants: dict[Any, Jitted] = {}
         self.fast_math: bool | str = fast_math or False
         self._programs: dict[Any, Program] = {}
         self._compiled: dict[Any, Any] = {}
@@ -187,7 +194,9 @@ class Jitted:
         inputs = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, program.in_avals)]
         return tree_unflatten(program.traced.out_tree, compiled.call_flat(inputs))
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            return self._call_with_keywords(args, kwargs)
         fast = None
         if self.backend == "cpu" and current_frame() is None:
             # The fast path: arguments whose cheap key a previous call compiled for. Plain
@@ -227,6 +236,93 @@ class Jitted:
         # Leaves go as they are: the program gives Python scalars their traced dtype (float32),
         # which np.asarray would have made float64.
         return program(*tree_unflatten(program.traced.in_tree, leaves))
+
+
+    def _call_with_keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Keyword arguments as JAX takes them: those naming positional parameters are bound
+        to their positions (defaults filled in), so static_argnums/static_argnames and the
+        cache see one form of the call; keyword-only ones go to a variant per set of names
+        and static values, which takes the dynamic ones as a trailing list."""
+        if self._signature is None:
+            raise TypeError(f"jit: {function_name(self.fn)} takes no keyword arguments here (its "
+                            f"signature cannot be inspected); pass them positionally")
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise TypeError(f"jit: {function_name(self.fn)}: {err}") from None
+        bound.apply_defaults()
+        args = bound.args
+        # Keyword-only parameters left at their defaults stay out of the variant's key.
+        rest = {k: v for k, v in bound.kwargs.items() if k in kwargs}
+        if not rest:
+            return self(*args)
+        static = {k: v for k, v in rest.items() if k in self.static_kwnames}
+        names = tuple(sorted(k for k in rest if k not in static))
+        try:
+            key = (names, tuple(sorted(static.items())))
+            hash(key)
+        except TypeError:
+            bad = next(k for k, v in static.items() if not _hashable(v))
+            raise TypeError(f"jit: static argument {bad!r} of {function_name(self.fn)} must be "
+                            f"hashable, got {type(static[bad]).__name__}") from None
+        variant = self._keyword_variants.get(key)
+        if variant is None:
+            fn = self.fn
+
+            def with_keywords(*call_args: Any) -> Any:
+                *positional, values = call_args
+                return fn(*positional, **static, **dict(zip(names, values)))
+
+            with_keywords.__name__ = function_name(fn)
+            variant = Jitted(with_keywords, self.backend, self.static_argnums, self.fast_math)
+            self._keyword_variants[key] = variant
+        return variant(*args, [rest[k] for k in names])
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _signature_of(fn: Callable[..., Any]) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def _static_positions(
+    fn: Callable[..., Any],
+    signature: inspect.Signature | None,
+    static_argnums: tuple[int, ...],
+    static_argnames: tuple[str, ...],
+) -> tuple[tuple[int, ...], frozenset[str]]:
+    """static_argnames turned into positions where they name positional parameters (JAX
+    relates the two the same way); the keyword-only names stay names."""
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    if not static_argnames:
+        return static_argnums, frozenset()
+    if signature is None:
+        raise ValueError(f"jit: static_argnames needs {function_name(fn)}'s signature, which "
+                         f"cannot be inspected; use static_argnums")
+    params = list(signature.parameters.values())
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword = {p.name for p in params if p.kind == p.KEYWORD_ONLY}
+    takes_kwargs = any(p.kind == p.VAR_KEYWORD for p in params)
+    nums, names = list(static_argnums), set()
+    for name in static_argnames:
+        if name in positional:
+            nums.append(positional.index(name))
+        elif name in keyword or takes_kwargs:
+            names.add(name)
+        else:
+            raise ValueError(f"jit: static_argnames names {name!r}, which is not a parameter of "
+                             f"{function_name(fn)}{tuple(signature.parameters)}")
+    return tuple(sorted(set(nums))), frozenset(names)
 
 
 _SCALARS = (bool, int, float)
@@ -341,6 +437,7 @@ def jit(
     *,
     backend: str | None = None,
     static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
     fast_math: bool | str = False,
 ) -> Any:
     """Compile `fn` per input signature; usable as `@ig.jit` or `ig.jit(fn, backend=...)`.
@@ -351,9 +448,13 @@ def jit(
     Inf); a string names the flags, e.g. "reassoc,contract", which lets LLVM vectorize sums
     (as several partial sums, so the last bits change) and fuse multiply-adds while keeping
     NaN/Inf semantics. See the `set-fastmath` pass.
+    `static_argnums` / `static_argnames`: arguments that are Python values baked into the
+    program (one compile per value; they must be hashable), by position or by parameter name.
+    Keyword arguments are accepted as JAX does.
     """
     backend = backend or default_backend()
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     if fn is None:
-        return lambda f: Jitted(f, backend, nums, fast_math)
-    return Jitted(fn, backend, nums, fast_math)
+        return lambda f: Jitted(f, backend, nums, fast_math, names)
+    return Jitted(fn, backend, nums, fast_math, names)

@@ -441,9 +441,16 @@ def checkpoint(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Rematerialization: values inside `fn` are recomputed in the reverse sweep, not saved."""
 
     @functools.wraps(fn)
-    def staged(*args: Any) -> Any:
+    def staged(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:  # one more positional argument, differentiated like the others
+            names = sorted(kwargs)
+            call_fn = lambda *a: fn(*a[:-1], **dict(zip(names, a[-1])))  # noqa: E731
+            call_fn.__name__ = getattr(fn, "__name__", "main")
+            args = (*args, [kwargs[k] for k in names])
+        else:
+            call_fn = fn
         leaves, _ = tree_flatten(list(args))
-        traced = _trace_child(fn, args)
+        traced = _trace_child(call_fn, args)
         op = ad.CheckpointOp(traced.func_op, _call_operands(traced, leaves))
         return tree_unflatten(traced.out_tree, _emit_results(op))
 

@@ -49,17 +49,40 @@ def _argument_axes(in_axes: Any, args: Sequence[Any]) -> list[Axis]:
     return axes
 
 
+def _with_keywords(fn: Callable[..., Any], in_axes: Any, out_axes: Any, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> Any:
+    """vmap of a call with keywords: the keywords become one more positional argument, a dict
+    mapped over axis 0 of each leaf."""
+    names = sorted(kwargs)
+    axes = [in_axes] * len(args) if in_axes is None or isinstance(in_axes, int) else list(in_axes)
+    if len(axes) != len(args):
+        raise ValueError(
+            f"vmap: in_axes must be an int, None, or one entry per positional argument ({len(args)}), "
+            f"got {in_axes!r}{user_site()}"
+        )
+
+    def positional(*call_args: Any) -> Any:
+        *rest, values = call_args
+        return fn(*rest, **dict(zip(names, values)))
+
+    positional.__name__ = getattr(fn, "__name__", "main")
+    return vmap(positional, (*axes, 0), out_axes)(*args, [kwargs[k] for k in names])
+
+
 def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
     """`fn` mapped over axis `in_axes` of its arguments; results stacked along `out_axes`.
 
     `in_axes`: an int (every argument), None (not mapped), or one entry per positional argument,
     each an int, None, or a pytree of those matching the argument. Negative axes count from the
     end. `out_axes` likewise for the result (None: the result must not depend on a mapped value).
-    Every mapped axis must have the same size.
+    Every mapped axis must have the same size. Keyword arguments are mapped over their axis 0,
+    as in JAX.
     """
 
     @functools.wraps(fn)
-    def staged(*args: Any) -> Any:
+    def staged(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            return _with_keywords(fn, in_axes, out_axes, args, kwargs)
         leaves, tree = tree_flatten(list(args))
         axes = _argument_axes(in_axes, args)
         size = None

@@ -103,6 +103,44 @@ def test_jit_static_argnums_int_and_decorator_forms():
     assert double.__name__ == "double"
 
 
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_jit_keyword_arguments_and_static_argnames(backend):
+    """As jax.jit: keywords bind to their parameters (positional ones to their positions, so
+    static_argnums/static_argnames see one form of the call), keyword-only ones too; a static
+    name compiles once per value."""
+    x = randn(2, 3, dtype=np.float64, seed=7)
+
+    def f(x, scale=2.0, train=False, *, bias=1.0, mode="a"):
+        y = x * scale + bias
+        return (y * 2 if train else y) + (0.0 if mode == "a" else 10.0)
+
+    jf = ig.jit(f, backend=backend, static_argnames=("train", "mode"))
+    calls = [
+        ((x,), {}),
+        ((x, 3.0), {}),
+        ((x,), {"scale": 3.0}),
+        ((x,), {"train": True}),
+        ((x, 1.5, True), {}),
+        ((x,), {"bias": np.ones(3)}),
+        ((x,), {"mode": "b", "bias": np.full(3, 0.5), "scale": 0.5}),
+    ]
+    for args, kwargs in calls:
+        np.testing.assert_allclose(jf(*args, **kwargs), f(*args, **kwargs), rtol=1e-6, err_msg=str(kwargs))
+    assert jf.static_argnums == (2,) and jf.static_kwnames == {"mode"}
+    before = len(jf._programs)
+    jf(x, train=True)  # the same signature as jf(x, 2.0, True): no new program
+    jf(x, 2.0, True)
+    assert len(jf._programs) == before
+    g = ig.grad(lambda v: ig.sum(jf(v, scale=3.0, mode="b")))(x)
+    np.testing.assert_allclose(g, np.full_like(x, 3.0))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        jf(x, bogus=1)
+    with pytest.raises(TypeError, match="static argument 'mode' of f must be hashable"):
+        jf(x, mode=[1])
+    with pytest.raises(ValueError, match="static_argnames names 'nope', which is not a parameter of f"):
+        ig.jit(f, static_argnames="nope")
+
+
 def test_jit_trace_gives_the_program():
     jitted = ig.jit(lambda x: ig.exp(x))
     program = jitted.trace(X)

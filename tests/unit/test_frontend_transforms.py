@@ -531,3 +531,17 @@ def test_linearize_is_the_jvp_at_fixed_primals():
     np.testing.assert_allclose(f_jvp(tx, tw), np.cos(x) * tx * w + np.sin(x) * tw, rtol=1e-14)
     with pytest.raises(TypeError, match="takes 2 tangents"):
         f_jvp(tx)
+
+
+def test_keyword_arguments_through_vmap_and_checkpoint():
+    """As JAX: vmap maps keyword arguments over their axis 0; checkpoint passes them on and
+    differentiates them like positional ones."""
+    x = np.arange(3.0)
+    scale = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(ig.vmap(lambda v, scale=1.0: v * scale)(x, scale=scale), x * scale)
+    mapped = ig.vmap(lambda v, w, scale=1.0: v * w * scale, in_axes=(0, None))(x, np.float64(2.0), scale=scale)
+    np.testing.assert_array_equal(mapped, 2 * x * scale)
+    f = lambda v, scale=1.0: ig.sum(ig.sin(v) * scale)  # noqa: E731
+    gx, gs = ig.grad(lambda v, s: ig.checkpoint(f)(v, scale=s), argnums=(0, 1))(x, np.float64(2.0))
+    np.testing.assert_allclose(gx, 2 * np.cos(x), rtol=1e-15)
+    np.testing.assert_allclose(gs, np.sin(x).sum(), rtol=1e-15)
