@@ -224,4 +224,6 @@ del _getitem
 from irgrad import layers, losses, mixed_precision, optim  # noqa: E402  (they use the API above)
 from irgrad import random  # noqa: E402  (ig.random, built on the API above)
 from irgrad import nn  # noqa: E402  (ig.nn, as jax.nn: activations, softmax, one_hot, attention)
+from irgrad import debug  # noqa: E402  (ig.debug.print, as jax.debug.print)
+from irgrad import lax  # noqa: E402  (ig.lax, as jax.lax)
 from irgrad import distributed  # noqa: E402  (ig.distributed: placements on a simulated mesh)

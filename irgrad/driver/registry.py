@@ -277,6 +277,7 @@ _DIALECTS["autodiff"] = _lazy_dialect("autodiff", "irgrad.dialects.autodiff", "A
 _DIALECTS["blas"] = _lazy_dialect("blas", "irgrad.dialects.blas", "BLAS")
 _DIALECTS["index"] = _lazy_dialect("index", "irgrad.dialects.index", "Index")
 _DIALECTS["shard"] = _lazy_dialect("shard", "irgrad.dialects.shard", "Shard")
+_DIALECTS["debug"] = _lazy_dialect("debug", "irgrad.dialects.debug", "Debug")
 
 register_pass("autodiff", lazy("irgrad.autodiff.transform", "AutodiffPass"))
 register_pass("checkpoint-chain", lazy("irgrad.autodiff.checkpoint_chain", "CheckpointChainPass"))
@@ -296,6 +297,7 @@ register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "Conv
 register_pass("bufferize", lazy("irgrad.lowering.bufferize", "BufferizePass"))
 register_pass("convert-linalg-to-blas", lazy("irgrad.lowering.linalg_to_blas", "ConvertLinalgToBlasPass"))
 register_pass("convert-blas-to-llvm", lazy("irgrad.lowering.blas_to_llvm", "ConvertBlasToLLVMPass"))
+register_pass("convert-debug-to-llvm", lazy("irgrad.lowering.debug_to_llvm", "ConvertDebugToLLVMPass"))
 register_pass(
     "convert-linalg-to-parallel-loops",
     lazy("irgrad.lowering.linalg_to_loops", "ConvertLinalgToParallelLoopsPass"),

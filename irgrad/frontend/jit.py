@@ -413,7 +413,7 @@ def _from_disk_cache(program: Program, fast_math: bool | str = False) -> Compile
     from irgrad.backends import cache
     from irgrad.backends.cpu import CompileError, load_object
 
-    if cache.cache_dir() is None:
+    if cache.cache_dir() is None or not _cacheable(program):
         return None
     data = cache.load(_disk_key(program, fast_math))
     if data is None:
@@ -428,8 +428,14 @@ def _from_disk_cache(program: Program, fast_math: bool | str = False) -> Compile
 def _to_disk_cache(program: Program, compiled: Compiled, fast_math: bool | str = False) -> None:
     from irgrad.backends import cache
 
-    if cache.cache_dir() is not None:
+    if cache.cache_dir() is not None and _cacheable(program):
         cache.store(_disk_key(program, fast_math), compiled.object_code())
+
+
+def _cacheable(program: Program) -> bool:
+    """Object code is cached on disk unless it prints: a `debug.print` call names its format
+    by a number of this process's table (irgrad/lowering/debug_to_llvm.py)."""
+    return not any(op.name == "debug.print" for op in program.module.walk())
 
 
 def jit(

@@ -319,9 +319,22 @@ def logical_not(x: Any) -> Tracer:
     return lax.compare("eq", t, _full(t.shape, False, dtypes.bool_))
 
 
+def where(condition: Any, x: Any = None, y: Any = None, *, size: int | None = None,
+          fill_value: Any = None) -> Any:
+    """`condition ? x : y` elementwise, broadcasting all three (numpy's three-argument where);
+    with the condition alone, `nonzero(condition, size=, fill_value=)` as jax.numpy (a static
+    `size` is required under a trace: see irgrad/frontend/lax_api.py)."""
+    if x is None and y is None:
+        from irgrad.frontend.lax_api import nonzero
+
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError(f"where: give both x and y, or neither{user_site()}")
+    return _where(condition, x, y)
+
+
 @api
-def where(condition: Any, x: Any, y: Any) -> Tracer:
-    """`condition ? x : y` elementwise, broadcasting all three (numpy's three-argument where)."""
+def _where(condition: Any, x: Any, y: Any) -> Tracer:
     c = lift(condition)
     if c.dtype != dtypes.bool_:
         c = lax.convert(c, dtypes.bool_)

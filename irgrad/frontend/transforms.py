@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import TensorType
 
 from irgrad.dialects import autodiff as ad
 from irgrad.frontend import dtypes
-from irgrad.frontend.api_support import api, lift
+from irgrad.frontend.api_support import api, dtype_of, is_scalar, lift, shape_of
 from irgrad.frontend.constants import full
 from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
@@ -312,6 +312,13 @@ class custom_vjp:
                 raise TypeError(
                     f"custom_vjp: fwd returned outputs {out_tree!r}, the function returns {primal.out_tree!r}"
                 )
+            for k, (leaf, aval) in enumerate(zip(out_leaves, primal.out_avals)):
+                shape, dtype = tuple(shape_of(leaf)), dtype_of(leaf)
+                if shape != tuple(aval.shape) or (not is_scalar(leaf) and dtype != aval.dtype):
+                    raise ShapeError(
+                        f"custom_vjp: fwd's output {k} is {dtype}{list(shape)}, but "
+                        f"{function_name(self.fn)} returns {aval.dtype}{list(aval.shape)} there{user_site()}"
+                    )
             res_leaves, res_tree = tree_flatten(residuals)
             residual_tree.append(res_tree)
             return (*out_leaves, *res_leaves)
@@ -336,6 +343,16 @@ class custom_vjp:
             g_leaves, _ = tree_flatten(list(grads), is_leaf=lambda x: x is None)
             if len(g_leaves) != len(primal.in_avals):
                 raise TypeError("custom_vjp: bwd's cotangents do not match the arguments' structure")
+            for k, (g, a) in enumerate(zip(g_leaves, primal.in_avals)):
+                if g is None:
+                    continue
+                shape, dtype = tuple(shape_of(g)), dtype_of(g)
+                if shape != tuple(a.shape) or (not is_scalar(g) and dtype != a.dtype):
+                    raise ShapeError(
+                        f"custom_vjp: bwd's cotangent {k} is {dtype}{list(shape)}, but the argument "
+                        f"it belongs to is {a.dtype}{list(a.shape)} (a cotangent has its "
+                        f"argument's shape and dtype){user_site()}"
+                    )
             return tuple(
                 full(a.shape, 0, a.dtype) if g is None else lift(g, a.dtype)
                 for g, a in zip(g_leaves, primal.in_avals)

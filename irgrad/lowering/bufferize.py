@@ -67,6 +67,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
+from irgrad.dialects import debug
 from irgrad.lowering.bufferization.control_flow import ControlFlow
 from irgrad.lowering.bufferization.deallocation import place_deallocs
 from irgrad.lowering.bufferization.linalg_ops import LINALG_OPS, LinalgOps
@@ -153,8 +154,20 @@ class FunctionBufferizer(TensorOps, LinalgOps, ControlFlow):
                 self.convert_call(op)
             case func.ReturnOp():
                 self.convert_return(op)
+            case debug.PrintOp():
+                self.convert_print(op)
             case _:
                 raise PassError(CONTRACT, op)
+
+
+    def convert_print(self, op: debug.PrintOp) -> None:
+        """`debug.print` reads its operands: each tensor becomes the buffer it lies in (which
+        therefore stays alive, and unwritten, until the print has run)."""
+        for k, value in enumerate(list(op.operands)):
+            if is_tensor(value):
+                buffer = self.read_contiguous(value, op).memref
+                assert buffer is not None
+                op.operands[k] = buffer
 
 
 def bufferize_module(module: ModuleOp) -> None:

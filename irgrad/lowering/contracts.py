@@ -40,6 +40,7 @@ LINALG_STAGE_OPS = frozenset(
         "scf.while",
         "scf.yield",
         "scf.condition",
+        "debug.print",
         "tensor.empty",
         "tensor.extract",
         "tensor.insert",
@@ -160,6 +161,7 @@ _BUFFER_STAGE_COMMON_OPS = frozenset(
         "memref.expand_shape",
         "memref.global",
         "memref.get_global",
+        "debug.print",
     }
 )
 

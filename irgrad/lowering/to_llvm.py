@@ -5,6 +5,7 @@ Runs, in this order:
                                 `threads=false` leaves every loop serial)
 1. convert-scf-parallel-to-scf  (serial loops; before scf-to-cf, which rejects scf.parallel)
 2. convert-blas-to-llvm         (its memref operands become pointers like memref-to-llvm's)
+2b. convert-debug-to-llvm       (debug.print to a runtime call; the same pointers)
 3. convert-memref-to-llvm       (its strided copies are scf.for nests: before scf-to-cf)
 4. convert-scf-to-cf-with-while (scf.for/if/index_switch/while to branches)
 5. convert-index-to-llvm
@@ -32,6 +33,7 @@ from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_cast
 from irgrad.lowering.arith_to_llvm import ConvertArithToLLVMPass
 from irgrad.lowering.blas_to_llvm import ConvertBlasToLLVMPass
 from irgrad.lowering.cf_to_llvm import ConvertCfToLLVMPass
+from irgrad.lowering.debug_to_llvm import ConvertDebugToLLVMPass
 from irgrad.lowering.contracts import assert_stage_llvm
 from irgrad.lowering.func_to_llvm import ConvertFuncToLLVMPass
 from irgrad.lowering.index_to_llvm import ConvertIndexToLLVMPass
@@ -61,6 +63,7 @@ class ConvertToLLVMPass(ModulePass):
             *parallel,
             ConvertScfParallelToScfPass(),
             ConvertBlasToLLVMPass(),
+            ConvertDebugToLLVMPass(),
             ConvertMemRefToLLVMPass(),
             ConvertScfToCfWithWhilePass(),
             ConvertIndexToLLVMPass(),

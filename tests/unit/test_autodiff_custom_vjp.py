@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
@@ -178,3 +179,26 @@ def test_api_unused_result_gets_a_zero_cotangent() -> None:
     gx, gy = ig.grad(lambda x, y: ig.sum(f(x, y)[0]), argnums=(0, 1))(x, y)
     np.testing.assert_allclose(gx, y)
     np.testing.assert_allclose(gy, x)
+
+
+@pytest.mark.parametrize(
+    "fwd,bwd,message",
+    [
+        (lambda a: (a * 2.0, a), lambda r, g: (g[:2],), r"bwd's cotangent 0 is float64\[2\], but the argument it belongs to is float64\[3\]"),
+        (lambda a: (a * 2.0, a), lambda r, g: (ig.sum(g),), r"bwd's cotangent 0 is float64\[\]"),
+        (lambda a: (ig.sum(a), a), lambda r, g: (g * r,), r"fwd's output 0 is float64\[\], but f returns float64\[3\]"),
+        (lambda a: ((a * 2.0).astype(ig.float32), a), lambda r, g: (g * r,), r"fwd's output 0 is float32\[3\]"),
+    ],
+    ids=["bwd-shape", "bwd-scalar", "fwd-shape", "fwd-dtype"],
+)
+def test_rules_of_the_wrong_type_are_user_errors(fwd, bwd, message):
+    """A fwd output or bwd cotangent whose shape or dtype differs from the function's is the
+    user's mistake: an ig.ShapeError naming it (as JAX's ValueError), not an internal error."""
+
+    @ig.custom_vjp
+    def f(a):
+        return a * 2.0
+
+    f.defvjp(fwd, bwd)
+    with pytest.raises(ig.ShapeError, match=message):
+        ig.grad(lambda a: ig.sum(f(a)))(np.array([0.1, -0.2, 0.3]))

@@ -461,6 +461,10 @@ def _install_runtime_for(names: Sequence[str]) -> None:
         from irgrad.backends.cpu.threads import install_thread_pool
 
         install_thread_pool()
+    if any(name.startswith("irgrad_debug_print_") for name in names):
+        from irgrad.backends.debug_print import install
+
+        install()
     if any(name.startswith("_ZGV") for name in names):
         from irgrad.backends.cpu.veclib import ensure_loaded
 

@@ -38,7 +38,9 @@ from xdsl.ir import Attribute, Operation
 
 from irgrad.backends.cpu.abi import numpy_dtype
 from irgrad.backends.interpreter.blas import gemm_in_place
+from irgrad.backends import debug_print
 from irgrad.dialects.blas import GemmOp, unit_strides_last
+from irgrad.dialects.debug import PrintOp
 from irgrad.diagnostics import IrgradError
 from irgrad.lowering.llvm_common import byte_size, storage_type
 from irgrad.lowering.memref_to_llvm import strides_of
@@ -128,7 +130,7 @@ HOST_OPS = frozenset(
         "memref.alloca", "memref.load", "memref.store", "memref.dealloc",
         "memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast",
         "memref.reinterpret_cast", "memref.get_global", "memref.global",
-        "gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.launch_func", "blas.gemm",
+        "gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.launch_func", "blas.gemm", "debug.print",
     }
 )  # fmt: skip
 """Ops host code may hold besides arith and math (checked before the first call)."""
@@ -271,6 +273,21 @@ class GpuHostFunctions(InterpreterFunctions):
         if not all(isinstance(x, DeviceBuffer) for x in (a, b, c)):
             raise GpuRuntimeError("'blas.gemm' in host code needs device buffers")
         self.device.gemm(op, a, b, c)
+        return ()
+
+    @impl(PrintOp)
+    def run_print(self, interpreter: Interpreter, op: PrintOp, args: PythonValues):
+        """`debug.print` of device buffers: each copied to the host (after the kernels that
+        write it: the copy synchronizes), then printed as every backend prints."""
+        values = []
+        for value in args:
+            if isinstance(value, DeviceBuffer):
+                host = np.empty(value.type.get_shape(), dtype=numpy_dtype(value.type.element_type))
+                self.device.copy_to_host(host, value.pointer)
+                values.append(host)
+            else:
+                values.append(np.asarray(value))
+        debug_print.emit(op.format.data, op.operand_names(), values)
         return ()
 
     @impl(gpu.LaunchFuncOp)

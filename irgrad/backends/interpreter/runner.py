@@ -22,6 +22,7 @@ from xdsl.traits import SymbolTable
 
 from irgrad.backends.interpreter.arith import ArithFunctions
 from irgrad.backends.interpreter.blas import BlasFunctions
+from irgrad.backends.interpreter.debug import DebugFunctions
 from irgrad.backends.interpreter.dtypes import is_float_dtype, numpy_dtype
 from irgrad.backends.interpreter.errors import (
     InterpreterError,
@@ -66,6 +67,7 @@ FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
     NNLinearFunctions,
     BlasFunctions,
     ShardFunctions,
+    DebugFunctions,
 )
 
 

@@ -1,0 +1,89 @@
+"""What every backend's `debug.print` does with the values: Python's `str.format` with the
+operands as numpy arrays (0-d arrays for scalars), written to `sys.stdout` and flushed, so the
+output interleaves correctly with the caller's own prints. One function, so the interpreter,
+the CPU runtime and eager calls print exactly the same text.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def render(fmt: str, names: Sequence[str], values: Sequence[np.ndarray]) -> str:
+    """The formatted text: positional operands (empty name) in order, named ones by name."""
+    positional = [v for n, v in zip(names, values) if not n]
+    named = {n: v for n, v in zip(names, values) if n}
+    return fmt.format(*positional, **named)
+
+
+def emit(fmt: str, names: Sequence[str], values: Sequence[np.ndarray]) -> None:
+    """Print `render(...)` on its own line. A format that does not fit the values (`{:.3f}`
+    of an array) is reported on stderr instead of raised: compiled code calls this through C
+    frames an exception cannot cross, and every backend behaves the same."""
+    try:
+        text = render(fmt, names, values)
+    except Exception as err:
+        sys.stderr.write(f"irgrad: debug.print {fmt!r} failed: {type(err).__name__}: {err}\n")
+        return
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# The CPU runtime: compiled code calls irgrad_debug_print_<n>(spec, ptr...)
+# ---------------------------------------------------------------------------------------------
+
+_SPECS: list[tuple[str, tuple[str, ...], tuple[tuple[tuple[int, ...], np.dtype], ...]]] = []
+_SPEC_INDEX: dict[object, int] = {}
+_LOCK = threading.Lock()
+
+
+def register(fmt: str, names: Sequence[str], arrays: Sequence[tuple[tuple[int, ...], np.dtype]]) -> int:
+    """The number of this print's spec in the process table (the same spec, the same number)."""
+    key = (fmt, tuple(names), tuple((tuple(s), np.dtype(d)) for s, d in arrays))
+    with _LOCK:
+        found = _SPEC_INDEX.get(key)
+        if found is None:
+            found = len(_SPECS)
+            _SPECS.append(key)
+            _SPEC_INDEX[key] = found
+    return found
+
+
+def _print_from_pointers(spec: int, *pointers: int) -> None:
+    fmt, names, arrays = _SPECS[spec]
+    values = []
+    for address, (shape, dtype) in zip(pointers, arrays):
+        count = int(np.prod(shape))
+        raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(address) if count else b""
+        values.append(np.frombuffer(raw, dtype=dtype, count=count).reshape(shape).copy())
+    emit(fmt, names, values)
+
+
+_CALLBACKS: list[object] = []  # the ctypes thunks live as long as the process
+_installed = False
+
+
+def install() -> None:
+    """Define irgrad_debug_print_0 .. _8 for LLVM (once per process)."""
+    global _installed
+    if _installed:
+        return
+    import llvmlite.binding as llvm
+
+    from irgrad.dialects.debug import MAX_OPERANDS
+
+    with _LOCK:
+        if _installed:
+            return
+        for n in range(MAX_OPERANDS + 1):
+            prototype = ctypes.CFUNCTYPE(None, ctypes.c_int64, *([ctypes.c_void_p] * n))
+            thunk = prototype(_print_from_pointers)
+            _CALLBACKS.append(thunk)
+            llvm.add_symbol(f"irgrad_debug_print_{n}", ctypes.cast(thunk, ctypes.c_void_p).value)
+        _installed = True
