@@ -375,6 +375,88 @@ def _verify_blocks(op: Operation) -> None:
             )
 
 
+class _Order:
+    """Each op's position in its block, computed once per block per verification."""
+
+    def __init__(self) -> None:
+        self.positions: dict[object, dict[Operation, int]] = {}
+
+    def before(self, a: Operation, b: Operation) -> bool:
+        block = a.parent_block()
+        positions = self.positions.get(block)
+        if positions is None:
+            assert block is not None
+            positions = self.positions[block] = {o: k for k, o in enumerate(block.ops)}
+        return positions[a] < positions[b]
+
+
+def _dominance_problem(op: Operation, order: _Order) -> str | None:
+    """Why an operand of `op` is not visible at `op` (MLIR's dominance rule), or None.
+
+    A value is visible after its definition in its block and inside the regions of later ops
+    of that block (a block argument: everywhere in its block). Uses from another block of
+    the same region (a CFG) are left alone: deciding them needs a dominator tree, and they
+    only arise in hand-written `cf` IR."""
+    from xdsl.ir import BlockArgument
+
+    for k, value in enumerate(op.operands):
+        if isinstance(value, BlockArgument):
+            def_block, def_op = value.block, None
+        else:
+            def_op = value.op
+            def_block = def_op.parent_block()
+        if def_block is None:
+            continue  # a detached value: another check reports it
+        user: Operation | None = op
+        visible = False
+        while user is not None:
+            block = user.parent_block()
+            if block is None:
+                break
+            if block is def_block:
+                if def_op is None or (def_op is not user and order.before(def_op, user)):
+                    visible = True
+                    break
+                if def_op is op:
+                    return f"operand #{k} is the op's own result (it does not dominate this use)"
+                if def_op is user:
+                    return f"operand #{k} is a result of the op this use is nested in (it does not dominate this use)"
+                return f"operand #{k} is used before its definition (it does not dominate this use)"
+            if block.parent is def_block.parent:
+                visible = True  # another block of the defining region: a CFG edge, not checked here
+                break
+            user = block.parent_op()
+        if not visible:
+            return (f"operand #{k} is defined in a region that does not enclose this use "
+                    f"(it does not dominate this use)")
+    return None
+
+
+def _region_yield_problem(op: Operation) -> str | None:
+    """scf.if / scf.for terminators that do not give the op's results, and a constant
+    scf.for step that is not positive (both accepted by xDSL's verifiers)."""
+    from xdsl.dialects import arith, scf
+    from xdsl.dialects.builtin import IntegerAttr
+
+    if isinstance(op, scf.IfOp | scf.ForOp):
+        expected = [r.type for r in op.results]
+        for index, region in enumerate(op.regions):
+            if not region.blocks:
+                continue
+            terminator = region.block.last_op
+            got = [v.type for v in terminator.operands] if isinstance(terminator, scf.YieldOp) else None
+            if got is None:
+                return f"region #{index} does not end in scf.yield"
+            if got != expected:
+                return (f"region #{index} yields {len(got)} value(s) ({', '.join(map(str, got)) or 'none'}), "
+                        f"but the op has {len(expected)} result(s) ({', '.join(map(str, expected)) or 'none'})")
+    if isinstance(op, scf.ForOp):
+        step = op.step.owner
+        if isinstance(step, arith.ConstantOp) and isinstance(step.value, IntegerAttr) and step.value.value.data <= 0:
+            return f"constant step operand must be positive, got {step.value.value.data}"
+    return None
+
+
 def verify_module(op: Operation, source_text_by_file: SourceMap | None = None) -> None:
     """Verify `op` and everything nested in it, one op at a time.
 
@@ -382,10 +464,14 @@ def verify_module(op: Operation, source_text_by_file: SourceMap | None = None) -
     failure raises `IRVerifyError` at the failing op's location; its text has the source line
     and a caret when `source_text_by_file` (or the file on disk) has that line.
     """
+    order = _Order()
     for child in op.walk(region_first=True):
         try:
             _verify_blocks(child)
             child.verify(verify_nested_ops=False)
+            problem = _dominance_problem(child, order) or _region_yield_problem(child)
+            if problem is not None:
+                raise VerifyException(problem)
         except VerifyException as err:
             if isinstance(err, IrgradError):
                 raise

@@ -83,6 +83,7 @@ class RuleBuilder:
         self._needs: tuple[bool, ...] = ()
         self._results_needed: tuple[bool, ...] = ()
         self._constants: dict[tuple[Attribute, float], SSAValue] = {}
+        self._is_finite: dict[SSAValue, SSAValue] = {}
         self._is_zero: dict[SSAValue, SSAValue] = {}
         self.on_replace_primal: Callable[[Operation, Sequence[SSAValue]], None] | None = None
         self.captured: list[SSAValue] = []
@@ -133,6 +134,7 @@ class RuleBuilder:
         inner.location = self.location
         inner._constants = dict(self._constants)
         inner._is_zero = dict(self._is_zero)
+        inner._is_finite = dict(self._is_finite)
         return inner
 
     # ---------------------------------------------------------------------------------------------------------
@@ -242,19 +244,34 @@ class RuleBuilder:
             self._is_zero[ct] = cached
         return cached
 
+    def is_finite(self, value: Value) -> Value:
+        """`|value| < inf` (i1; false for NaN), computed once per value."""
+        cached = self._is_finite.get(value)
+        if cached is None:
+            magnitude = self._unary(nn.AbsOp, math.AbsFOp, value)
+            cached = self.compare("lt", magnitude, self.full_like(value, float("inf")))
+            self._is_finite[value] = cached
+        return cached
+
     def strong_mul(self, ct: Value, factor: Value) -> Value:
-        """`ct * factor`, but exactly `ct` where `ct == 0`: an inf/NaN factor never turns a zero into NaN."""
-        is_zero = self.is_zero(ct)
+        """`ct * factor`, but exactly `ct` where `ct == 0` and `factor` is inf or NaN: an
+        inf/NaN factor never turns a zero into NaN (Enzyme's strong zero).
+
+        Where `factor` is finite the result is the plain product, so its own derivative in
+        `ct` is `factor` even at `ct == 0`: guarding on `ct == 0` alone would make that
+        derivative 1 there, and a second reverse sweep (grad of grad) silently wrong."""
         product = self.mul(ct, factor)
         assert product is not None
-        return cast(Value, self.select(is_zero, ct, product))
+        guarded = self.select(self.is_zero(ct), ct, product)
+        return cast(Value, self.select(self.is_finite(factor), product, guarded))
 
     def strong_div(self, ct: Value, divisor: Value) -> Value:
-        """`ct / divisor`, but exactly `ct` where `ct == 0` (see `strong_mul`)."""
-        is_zero = self.is_zero(ct)
+        """`ct / divisor`, but exactly `ct` where `ct == 0` and the divisor is 0, inf or NaN
+        (see `strong_mul`); a plain quotient wherever it is finite."""
         quotient = self.div(ct, divisor)
         assert quotient is not None
-        return cast(Value, self.select(is_zero, ct, quotient))
+        guarded = self.select(self.is_zero(ct), ct, quotient)
+        return cast(Value, self.select(self.is_finite(quotient), quotient, guarded))
 
     def exp(self, a: Value) -> Value:
         return self._unary(nn.ExpOp, math.ExpOp, a)

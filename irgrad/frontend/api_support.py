@@ -157,6 +157,8 @@ def broadcast_to(x: Tracer, shape: Sequence[int]) -> Tracer:
     shape = tuple(shape)
     if x.shape == shape:
         return x
+    if any(d < 0 for d in shape):
+        raise ShapeError(f"broadcast_to: negative dimension in shape {shape}{user_site()}")
     offset = len(shape) - x.ndim
     if offset < 0:
         raise ShapeError(f"broadcast_to: cannot broadcast {x.shape} to {shape}{user_site()}")

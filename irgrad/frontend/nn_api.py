@@ -69,33 +69,43 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = dtypes.float32) -> Trace
     t = lift(labels)
     if not dtypes.is_int(t.dtype):
         raise DTypeError(f"one_hot: labels must be integers, got {t.dtype}{user_site()}")
+    if int(num_classes) < 0:
+        raise ShapeError(f"one_hot: num_classes must not be negative, got {num_classes}{user_site()}")
     shape = (*t.shape, int(num_classes))
     classes = lax.iota(shape, len(shape) - 1, t.dtype)
     expanded = lax.broadcast_in_dim(t, shape, list(range(t.ndim)))
     return lax.convert(lax.compare("eq", expanded, classes), dtypes.canonical(dtype))
 
 
-def _pair(v: int | Sequence[int], name: str) -> tuple[int, int]:
-    if isinstance(v, int):
-        return (v, v)
-    v = tuple(int(i) for i in v)
-    if len(v) != 2:
-        raise ShapeError(f"{name} must be an int or a pair, got {v}{user_site()}")
-    return v  # type: ignore[return-value]
+def _pair(v: int | Sequence[int], name: str, op_name: str = "", minimum: int = 1) -> tuple[int, int]:
+    """An int or a pair as a pair, each at least `minimum` (strides, dilations and kernel
+    sizes are positive; a zero would make an empty or meaningless window)."""
+    pair = (v, v) if isinstance(v, int) else tuple(int(i) for i in v)
+    if len(pair) != 2:
+        raise ShapeError(f"{op_name + ': ' if op_name else ''}{name} must be an int or a pair, got {v}{user_site()}")
+    if any(i < minimum for i in pair):
+        raise ShapeError(f"{op_name + ': ' if op_name else ''}{name} must be at least {minimum}, got {v}{user_site()}")
+    return pair  # type: ignore[return-value]
 
 
 def _padding4(padding: int | Sequence[int]) -> list[int]:
     """An int, (ph, pw), or ((top, bottom), (left, right)) as [top, bottom, left, right]."""
     if isinstance(padding, int):
-        return [padding] * 4
+        return _non_negative([padding] * 4, padding)
     p = list(padding)
     if len(p) == 2 and all(isinstance(i, int) for i in p):
-        return [p[0], p[0], p[1], p[1]]
+        return _non_negative([p[0], p[0], p[1], p[1]], padding)
     if len(p) == 2:
-        return [int(p[0][0]), int(p[0][1]), int(p[1][0]), int(p[1][1])]
+        return _non_negative([int(p[0][0]), int(p[0][1]), int(p[1][0]), int(p[1][1])], padding)
     if len(p) == 4:
-        return [int(i) for i in p]
+        return _non_negative([int(i) for i in p], padding)
     raise ShapeError(f"padding must be an int, a pair or pairs, got {padding}{user_site()}")
+
+
+def _non_negative(p: list[int], padding: object) -> list[int]:
+    if any(i < 0 for i in p):
+        raise ShapeError(f"padding must not be negative, got {padding}{user_site()}")
+    return p
 
 
 @api
@@ -114,7 +124,7 @@ def conv2d(x: Any, w: Any, stride: int | Sequence[int] = 1, padding: int | Seque
         raise ShapeError(
             f"conv2d: input channels differ: x {a.shape} has {a.shape[1]}, w {b.shape} has {b.shape[1]}{user_site()}"
         )
-    s, dl, p = _pair(stride, "stride"), _pair(dilation, "dilation"), _padding4(padding)
+    s, dl, p = _pair(stride, "stride", "conv2d"), _pair(dilation, "dilation", "conv2d"), _padding4(padding)
     for i, (size, k) in enumerate(zip(a.shape[2:], b.shape[2:])):
         if size + p[2 * i] + p[2 * i + 1] < dl[i] * (k - 1) + 1:
             raise ShapeError(f"conv2d: kernel {b.shape[2:]} is larger than the padded input {a.shape}{user_site()}")
@@ -128,6 +138,10 @@ def max_pool2d(x: Any, kernel_size: int | Sequence[int], stride: int | Sequence[
     t = require_float("max_pool2d", lift(x))
     if t.ndim != 4:
         raise ShapeError(f"max_pool2d: x must be NCHW (4-D), got {t.shape}{user_site()}")
-    k = _pair(kernel_size, "kernel_size")
-    s = _pair(stride, "stride") if stride is not None else k
-    return lax.max_pool2d(t, k, s, _padding4(padding))
+    k = _pair(kernel_size, "kernel_size", "max_pool2d")
+    s = _pair(stride, "stride", "max_pool2d") if stride is not None else k
+    p = _padding4(padding)
+    for i, (size, window) in enumerate(zip(t.shape[2:], k)):
+        if size + p[2 * i] + p[2 * i + 1] < window:
+            raise ShapeError(f"max_pool2d: kernel {k} is larger than the padded input {t.shape}{user_site()}")
+    return lax.max_pool2d(t, k, s, p)

@@ -412,13 +412,16 @@ def _check_nonempty(op_name: str, t: Tracer, axes: list[int]) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+def _shape_tuple(shape: int | Sequence[int], op_name: str = "array creation") -> tuple[int, ...]:
+    dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(d < 0 for d in dims):
+        raise ShapeError(f"{op_name}: negative dimension in shape {dims}{user_site()}")
+    return dims
 
 
 @api
 def full(shape: int | Sequence[int], fill_value: Any, dtype: Any = None) -> Tracer:
-    shape = _shape_tuple(shape)
+    shape = _shape_tuple(shape, "full")
     if is_scalar(fill_value):
         d = dtypes.canonical(dtype) if dtype is not None else dtypes.scalar_dtype(fill_value)
         return _full(shape, fill_value, d)
@@ -430,12 +433,12 @@ def full(shape: int | Sequence[int], fill_value: Any, dtype: Any = None) -> Trac
 
 @api
 def zeros(shape: int | Sequence[int], dtype: Any = dtypes.float32) -> Tracer:
-    return _full(_shape_tuple(shape), 0, dtypes.canonical(dtype))
+    return _full(_shape_tuple(shape, "zeros"), 0, dtypes.canonical(dtype))
 
 
 @api
 def ones(shape: int | Sequence[int], dtype: Any = dtypes.float32) -> Tracer:
-    return _full(_shape_tuple(shape), 1, dtypes.canonical(dtype))
+    return _full(_shape_tuple(shape, "ones"), 1, dtypes.canonical(dtype))
 
 
 @api
@@ -455,7 +458,9 @@ def arange(start: int | float, stop: int | float | None = None, step: int | floa
     """numpy's arange with static bounds, as an `nn.iota` scaled and shifted."""
     if stop is None:
         start, stop = 0, start
-    n = int(np.ceil((stop - start) / step)) if step != 0 else 0
+    if step == 0:
+        raise ValueError(f"arange: step must not be zero{user_site()}")
+    n = int(np.ceil((stop - start) / step))
     n = n if n > 0 else 0
     if dtype is None:
         dtype = result_dtype(start, stop, step)

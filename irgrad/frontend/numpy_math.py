@@ -1,18 +1,30 @@
 """Elementwise math with numpy's names beyond the `nn` ops: rounding, exp2/log2/log10, the
-hyperbolic and inverse trigonometric functions, logaddexp, hypot, cbrt, fmod, nan_to_num,
-heaviside.
+hyperbolic and inverse trigonometric and hyperbolic functions, logaddexp(2), hypot, cbrt, fmod,
+nan_to_num, heaviside, sinc, the logical functions, fmax/fmin, copysign/signbit, float_power,
+ldexp/frexp, divmod, gcd/lcm.
 
 Each is a composite of `nn` ops (through the other frontend functions), so autodiff, batching
-and every backend cover it with no rules of its own. Integer and bool inputs to the float-only
-ones become float32, as in JAX. Each is written to be accurate to a few ulp in float64 over its
-whole domain (tests/unit/test_numpy_math.py measures it against numpy), and its derivative at a
-kink is decided here (docs/autodiff.md, Contracts):
-- ceil, trunc, round: the result is a `stop_gradient`, so the gradient is 0 everywhere (the
-  derivative where it exists; a choice at the jumps), never the 1 a huge |x| would pass through;
+and every backend cover it with no rules of their own. Integer and bool inputs to the float-only
+ones become float32, as in JAX (float_power alone computes in float64, as numpy's). Each is
+written to be accurate to a few ulp in float64 over its whole domain (tests/unit/test_numpy_math.py
+measures it against numpy, and sinc against mpmath), and its derivative at a kink is decided
+here (docs/autodiff.md, Contracts):
+- ceil, trunc, round, rint: the result is a `stop_gradient`, so the gradient is 0 everywhere
+  (the derivative where it exists; a choice at the jumps), never the 1 a huge |x| would pass
+  through;
 - heaviside: 0 in x1; in x2 the gradient flows where x1 == 0 only (a select);
-- logaddexp(x, x): 1/2 to each side (the tie branch is (x + y) / 2 + log 2);
+- logaddexp(x, x), logaddexp2(x, x): 1/2 to each side (the tie branch is (x + y) / 2 + log 2,
+  resp. + 1);
 - fmod: 1 in x and -trunc(x / y) in y, away from the jumps;
-- nan_to_num: 1 where x is finite, 0 where it was replaced.
+- nan_to_num: 1 where x is finite, 0 where it was replaced;
+- fmax, fmin: a tie splits the gradient 1/2 to each side (as maximum); where one operand is
+  NaN the other takes all of it (both NaN: x1);
+- copysign: sign(x1) * sign(x2) in x1, 0 at x1 == 0 (abs's subgradient), 0 in x2; fabs'(0) = 0;
+- sinc: sinc'(0) = 0 exactly (a Taylor polynomial near 0), sinc''(0) = -pi**2/3;
+- arcsinh'(0) = arctanh'(0) = 1; arccosh'(1) is infinite;
+- frexp: the mantissa's gradient is 2**-exponent (1 at 0, inf and NaN); ldexp's is 2**x2;
+  divmod: the quotient's is 0, the remainder's remainder's;
+- the integer-valued results (exponents, gcd, lcm, the logical and sign predicates) carry none.
 """
 
 from __future__ import annotations
@@ -26,7 +38,15 @@ from irgrad.dialects import nn
 from irgrad.frontend import dtypes, lax
 from irgrad.frontend import numpy_api as np_api
 from irgrad.frontend.activations import expm1
-from irgrad.frontend.api_support import api, lift, operands, require_float, result_dtype
+from irgrad.frontend.api_support import (
+    api,
+    broadcast_shapes,
+    broadcast_to,
+    lift,
+    operands,
+    require_float,
+    result_dtype,
+)
 from irgrad.frontend.constants import full
 from irgrad.frontend.errors import DTypeError, user_site
 from irgrad.frontend.numerics_api import isnan
@@ -34,23 +54,50 @@ from irgrad.frontend.tracing import Tracer
 
 __all__ = [
     "arccos",
+    "arccosh",
     "arcsin",
+    "arcsinh",
     "arctan",
     "arctan2",
+    "arctanh",
     "around",
     "cbrt",
     "ceil",
+    "copysign",
     "cosh",
+    "deg2rad",
+    "degrees",
+    "divmod",
     "exp2",
+    "fabs",
+    "float_power",
+    "fmax",
+    "fmin",
     "fmod",
+    "frexp",
+    "gcd",
     "heaviside",
     "hypot",
+    "isneginf",
+    "isposinf",
+    "lcm",
+    "ldexp",
     "log10",
     "log2",
     "logaddexp",
+    "logaddexp2",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
     "nan_to_num",
+    "positive",
+    "rad2deg",
+    "radians",
     "reciprocal",
+    "rint",
     "round",
+    "signbit",
+    "sinc",
     "sinh",
     "tan",
     "trunc",
@@ -435,3 +482,404 @@ def heaviside(x1: Any, x2: Any) -> Tracer:
         out = np_api.where(isnan(a), a, out)
     return out
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Logical functions, signs and simple float functions
+# ---------------------------------------------------------------------------------------------
+
+
+def _truth(x: Any) -> Tracer:
+    """x != 0 as bool (NaN is true, as in numpy)."""
+    t = lift(x)
+    return t if t.dtype == dtypes.bool_ else lax.convert(t, dtypes.bool_)
+
+
+def _logical(name: str, op_class: type[nn.ElementwiseBinaryOp], x1: Any, x2: Any) -> Tracer:
+    a, b = _truth(x1), _truth(x2)
+    shape = broadcast_shapes(name, a.shape, b.shape)
+    return lax.binary(op_class, broadcast_to(a, shape), broadcast_to(b, shape))
+
+
+@api
+def logical_and(x1: Any, x2: Any) -> Tracer:
+    """Both nonzero (bool), for operands of any dtype."""
+    return _logical("logical_and", nn.AndOp, x1, x2)
+
+
+@api
+def logical_or(x1: Any, x2: Any) -> Tracer:
+    """Either nonzero (bool), for operands of any dtype."""
+    return _logical("logical_or", nn.OrOp, x1, x2)
+
+
+@api
+def logical_xor(x1: Any, x2: Any) -> Tracer:
+    """Exactly one nonzero (bool), for operands of any dtype."""
+    return _logical("logical_xor", nn.XorOp, x1, x2)
+
+
+def _extremum_ignoring_nan(name: str, x1: Any, x2: Any, pick: Any) -> Tracer:
+    (a, b), d = operands(name, x1, x2)
+    if d == dtypes.bool_:
+        op = nn.OrOp if pick is np_api.maximum else nn.AndOp
+        return lax.binary(op, a, b)
+    m = pick(a, b)
+    if not dtypes.is_float(d):
+        return m
+    return np_api.where(isnan(b), a, np_api.where(isnan(a), b, m))
+
+
+@api
+def fmax(x1: Any, x2: Any) -> Tracer:
+    """The larger of x1 and x2, ignoring a NaN (NaN only where both are): numpy's fmax. The
+    gradient follows the value: a tie splits it 1/2 to each side (as `maximum`), and where one
+    operand is NaN the other one takes all of it."""
+    return _extremum_ignoring_nan("fmax", x1, x2, np_api.maximum)
+
+
+@api
+def fmin(x1: Any, x2: Any) -> Tracer:
+    """The smaller of x1 and x2, ignoring a NaN (numpy's fmin); gradients as `fmax`."""
+    return _extremum_ignoring_nan("fmin", x1, x2, np_api.minimum)
+
+
+def _float_operands(name: str, x1: Any, x2: Any) -> list[Tracer]:
+    d = result_dtype(x1, x2)
+    if not dtypes.is_float(d):
+        d = dtypes.float32
+    return operands(name, x1, x2, dtype=d)[0]
+
+
+@api
+def copysign(x1: Any, x2: Any) -> Tracer:
+    """|x1| with the sign of x2 (-0.0 counts as negative). Integers become float32. A NaN x2
+    counts as positive (its sign bit cannot be read without a bitcast). Gradient: +-1 in x1
+    (the sign of x1 * x2) and 0 at x1 == 0 (abs's subgradient); 0 in x2."""
+    a, b = _float_operands("copysign", x1, x2)
+    magnitude = np_api.abs(a)
+    return np_api.where(_signbit(b), -magnitude, magnitude)
+
+
+@api
+def signbit(x: Any) -> Tracer:
+    """x < 0 or x is -0.0 (bool); false for NaN (see copysign) and for bools."""
+    t = lift(x)
+    if t.dtype == dtypes.bool_:
+        return full(t.shape, False, dtypes.bool_)
+    if not dtypes.is_float(t.dtype):
+        return t < 0
+    return _signbit(t)
+
+
+@api
+def positive(x: Any) -> Tracer:
+    """+x: x itself (numpy's positive; not defined on bools)."""
+    t = lift(x)
+    if t.dtype == dtypes.bool_:
+        raise DTypeError(f"positive: not defined on bool arrays{user_site()}")
+    return t
+
+
+@api
+def fabs(x: Any) -> Tracer:
+    """|x| as a float (integers become float32, as jnp.fabs). Gradient 0 at 0."""
+    return np_api.abs(_float("fabs", x))
+
+
+@api
+def rint(x: Any) -> Tracer:
+    """To the nearest integer, halves to even (as `round`); integers become float32, as
+    jnp.rint. Gradient 0."""
+    t = lift(x)
+    if not dtypes.is_float(t.dtype):
+        return lax.convert(t, dtypes.float32)
+    return _stop(_round_half_even(t))
+
+
+@api
+def deg2rad(x: Any) -> Tracer:
+    """x * (pi / 180), as numpy computes it."""
+    return _float("deg2rad", x) * (math.pi / 180.0)
+
+
+@api
+def rad2deg(x: Any) -> Tracer:
+    """x * (180 / pi), as numpy computes it."""
+    return _float("rad2deg", x) * (180.0 / math.pi)
+
+
+radians = deg2rad
+degrees = rad2deg
+
+
+def _sin_cos_pi(t: Tracer) -> tuple[Tracer, Tracer]:
+    """(sin(pi x), cos(pi x)) with an exact argument reduction: x = n + r, n the nearest
+    integer (no gradient), |r| <= 1/2 (exact below 2**52, 0 above, where x is an integer), and
+    the signs of sin(pi r), cos(pi r) flipped for odd n. Exact zeros at the integers (sin) and
+    half-integers (cos), unlike sin(pi * x). NaN for +-inf."""
+    n = _stop(_round_half_even(t))
+    r = t - n
+    half = n * 0.5
+    odd = _trunc(half) != half
+    s = np_api.sin(r * math.pi)
+    c = np_api.cos(r * math.pi)
+    return np_api.where(odd, -s, s), np_api.where(odd, -c, c)
+
+
+# Below this |x| sinc is its Taylor polynomial 1 - y**2/6 + y**4/120 (y = pi x), which is
+# within 2e-19 of it there, and whose derivative at 0 is exactly 0.
+_SINC_TAYLOR = 1e-3
+
+
+@api
+def sinc(x: Any) -> Tracer:
+    """sin(pi x) / (pi x), 1 at x = 0 (numpy's normalized sinc). sin(pi x) comes from an exact
+    argument reduction (so sinc is exactly 0 at the nonzero integers and accurate for large x,
+    where numpy's sin(pi * x) is not); near 0 the Taylor polynomial, so sinc'(0) = 0 exactly
+    and sinc'' is finite. NaN at +-inf (as numpy)."""
+    t = _float("sinc", x)
+    near = np_api.abs(t) < _SINC_TAYLOR
+    y = np_api.where(near, t, 0.0) * math.pi
+    y2 = y * y
+    taylor = 1.0 - y2 * (1.0 / 6.0 - y2 * (1.0 / 120.0))
+    tf = np_api.where(near, 1.0, t)
+    s, _ = _sin_cos_pi(tf)
+    # + 0.0: the zeros at the integers are +0.0 (the reduction may give -0.0).
+    return np_api.where(near, taylor, s / (tf * math.pi) + 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inverse hyperbolic functions (fdlibm's formulas: no cancellation near 0, no overflow far out)
+# ---------------------------------------------------------------------------------------------
+
+
+def _far_threshold(d: np.dtype) -> float:
+    """Past this |x|, asinh(x) = log(2|x|) and acosh(x) = log(2x) to the dtype's precision
+    (the next term, 1/(4x**2), is below an ulp), and x**2 does not overflow below it:
+    2**28 for float64, 2**13 for float32, 2**7 for float16, 2**5 for bfloat16."""
+    nmant = int(dtypes_finfo(d).nmant)
+    return float(2.0 ** math.ceil((nmant + 3) / 2))
+
+
+@api
+def arcsinh(x: Any) -> Tracer:
+    """Inverse hyperbolic sine: log1p(|x| + x**2 / (1 + sqrt(1 + x**2))) for |x| <= 2,
+    log(2|x| + 1 / (|x| + sqrt(x**2 + 1))) up to 2**28 (float64), log(|x|) + log(2) beyond;
+    odd, with -0.0 kept."""
+    t = _float("arcsinh", x)
+    a = np_api.abs(t)
+    far = a > _far_threshold(t.dtype)
+    mid = (a > 2.0) & ~far
+    r_far = np_api.log(np_api.where(far, a, 1.0)) + math.log(2.0)
+    am = np_api.where(mid, a, 2.0)
+    r_mid = np_api.log(2.0 * am + 1.0 / (np_api.sqrt(am * am + 1.0) + am))
+    an = np_api.where(far | mid, 0.0, a)
+    a2 = an * an
+    r_near = np_api.log1p(an + a2 / (1.0 + np_api.sqrt(1.0 + a2)))
+    r = np_api.where(far, r_far, np_api.where(mid, r_mid, r_near))
+    r = np_api.where(t < 0, -r, r)
+    return np_api.where(t == 0, t, r)  # keeps -0.0; asinh'(0) = 1 through the select
+
+
+@api
+def arccosh(x: Any) -> Tracer:
+    """Inverse hyperbolic cosine, for x >= 1 (NaN below): log1p(u + sqrt(2u + u**2)) with
+    u = x - 1 (exact) up to 2, log(2x - 1 / (x + sqrt(x**2 - 1))) up to 2**28 (float64),
+    log(x) + log(2) beyond. The derivative at 1 is infinite."""
+    t = _float("arccosh", x)
+    far = t > _far_threshold(t.dtype)
+    mid = (t > 2.0) & ~far
+    r_far = np_api.log(np_api.where(far, t, 1.0)) + math.log(2.0)
+    tm = np_api.where(mid, t, 2.0)
+    r_mid = np_api.log(2.0 * tm - 1.0 / (tm + np_api.sqrt(tm * tm - 1.0)))
+    u = np_api.where(far | mid, 2.0, t) - 1.0
+    r_near = np_api.log1p(u + np_api.sqrt(2.0 * u + u * u))
+    return np_api.where(far, r_far, np_api.where(mid, r_mid, r_near))
+
+
+@api
+def arctanh(x: Any) -> Tracer:
+    """Inverse hyperbolic tangent: log1p(2a + 2a**2 / (1 - a)) / 2 for a = |x| < 1/2,
+    log1p(2a / (1 - a)) / 2 from 1/2 on (1 - a is exact there); +-inf at +-1, NaN beyond; odd,
+    with -0.0 kept."""
+    t = _float("arctanh", x)
+    a = np_api.abs(t)
+    near = a < 0.5
+    an = np_api.where(near, a, 0.0)
+    r_near = 0.5 * np_api.log1p(2.0 * an + 2.0 * an * an / (1.0 - an))
+    af = np_api.where(near, 0.5, a)
+    r_far = 0.5 * np_api.log1p(2.0 * af / (1.0 - af))
+    r = np_api.where(near, r_near, r_far)
+    r = np_api.where(t < 0, -r, r)
+    return np_api.where(t == 0, t, r)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exponents, powers and the float's parts
+# ---------------------------------------------------------------------------------------------
+
+
+@api
+def logaddexp2(x1: Any, x2: Any) -> Tracer:
+    """log2(2**x1 + 2**x2) = max + log1p(2**-|x1 - x2|) / log(2) (numpy's formula); where
+    x1 == x2 it is (x1 + x2)/2 + 1, so the gradient there is 1/2 to each side."""
+    a, b = _float_operands("logaddexp2", x1, x2)
+    same = a == b
+    diff = np_api.where(same, 0.0, a - b)
+    tail = np_api.log1p(lax.binary(nn.PowOp, _const(a, 2.0), -np_api.abs(diff))) * (1.0 / math.log(2.0))
+    return np_api.where(same, (a + b) * 0.5 + 1.0, np_api.maximum(a, b) + tail)
+
+
+@api
+def float_power(x1: Any, x2: Any) -> Tracer:
+    """x1 ** x2 computed in float64, whatever the operands' dtypes, as numpy's float_power
+    (the point of the function: integer, float16 and float32 operands get a float64 result;
+    JAX instead promotes to the operands' float type). Negative bases with non-integer
+    exponents give NaN."""
+    (a, b), _ = operands("float_power", x1, x2, dtype=dtypes.float64)
+    return lax.binary(nn.PowOp, a, b)
+
+
+def _pow2(k: Tracer) -> Tracer:
+    """2**k for float k holding integers: exact (pow is exact where the result is), 0 below the
+    subnormals, inf above the range. No gradient."""
+    return _stop(lax.binary(nn.PowOp, _const(k, 2.0), k))
+
+
+def _frexp_parts(t: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """(mantissa, exponent as float, finite-and-nonzero mask) for a float tracer: x = m * 2**e
+    with 1/2 <= |m| < 1. The exponent is floor(log2|x|) + 1, corrected by one either way
+    where log2's rounding crossed an integer; x is scaled by 2**-e in two exact steps (2**-e
+    itself may not be a float). Elsewhere m = 1, e = 0."""
+    a = np_api.abs(t)
+    regular = (a > 0) & (a < float("inf"))
+    safe = np_api.where(regular, t, 1.0)
+    e = _stop(np_api.floor(log2(np_api.where(regular, a, 1.0))) + 1.0)
+    e1 = _stop(np_api.floor(e * 0.5))
+    m = (safe * _pow2(-e1)) * _pow2(e1 - e)
+    big = np_api.abs(m) >= 1.0
+    m = np_api.where(big, m * 0.5, m)
+    e = np_api.where(big, e + 1.0, e)
+    small = np_api.abs(m) < 0.5
+    m = np_api.where(small, m * 2.0, m)
+    e = np_api.where(small, e - 1.0, e)
+    return m, e, regular
+
+
+@api
+def frexp(x: Any) -> tuple[Tracer, Tracer]:
+    """(mantissa, exponent) with x = mantissa * 2**exponent and 1/2 <= |mantissa| < 1; the
+    exponent is int32. 0, +-inf and NaN give (x, 0), as numpy. Integers become float32 first
+    (as jnp.frexp). Exact for every float, subnormals included (no bitcast needed: the
+    exponent comes from log2 and is corrected by one where rounding crossed an integer). The
+    mantissa's gradient is 2**-exponent (1 at the special values); the exponent has none."""
+    t = _float("frexp", x)
+    m, e, regular = _frexp_parts(t)
+    mantissa = np_api.where(regular, m, t)
+    exponent = lax.convert(np_api.where(regular, e, 0.0), dtypes.int32)
+    return mantissa, exponent
+
+
+@api
+def ldexp(x1: Any, x2: Any) -> Tracer:
+    """x1 * 2**x2 for an integer x2, rounded once (so subnormal results are correctly rounded,
+    and x2 may exceed the exponent range where x1 makes up for it). The result has x1's float
+    dtype (integers become float32); x2 must be an integer array or int. Gradient: 2**x2 in x1
+    (saturating at the largest power of two), none in x2."""
+    t = _float("ldexp", x1)
+    n = lift(x2)
+    if not dtypes.is_int(n.dtype):
+        raise DTypeError(f"ldexp: x2 must be an integer, got {n.dtype}{user_site()}")
+    shape = broadcast_shapes("ldexp", t.shape, n.shape)
+    t, n = broadcast_to(t, shape), broadcast_to(n, shape)
+    info = dtypes_finfo(t.dtype)
+    minexp, maxexp, nmant = int(info.minexp), int(info.maxexp), int(info.nmant)
+    # Beyond +-limit every result is 0 or inf; the clamp keeps e + n exact in the float.
+    limit = maxexp - minexp + nmant + 2
+    nf = lax.convert(np_api.minimum(np_api.maximum(n, -limit), limit), t.dtype)
+    m, e, regular = _frexp_parts(t)
+    k = e + nf
+    # A normal result is (2m) * 2**(k-1), both factors exact; a subnormal one is the normal
+    # m * 2**(minexp+1) times 2**(k - minexp - 1) <= 1: one rounding either way.
+    p = np_api.where(k >= minexp + 1, _const(k, 1.0), _const(k, float(minexp + 1)))
+    r = (m * _pow2(p)) * _pow2(k - p)
+    special = t * _pow2(np_api.minimum(np_api.maximum(nf, float(minexp - nmant)), float(maxexp - 1)))
+    return np_api.where(regular, r, special)
+
+
+@api
+def divmod(x1: Any, x2: Any) -> tuple[Tracer, Tracer]:  # noqa: A001 (numpy's name)
+    """(floor_divide(x1, x2), remainder(x1, x2)), as jnp.divmod (each as documented there)."""
+    (a, b), d = operands("divmod", x1, x2)
+    if d == dtypes.bool_:
+        raise DTypeError(f"divmod: not defined on bool arrays{user_site()}")
+    return np_api.floor_divide(a, b), np_api.remainder(a, b)
+
+
+@api
+def isposinf(x: Any) -> Tracer:
+    """x == +inf (bool); false for integers and bools."""
+    t = lift(x)
+    if not dtypes.is_float(t.dtype):
+        return full(t.shape, False, dtypes.bool_)
+    return t == float("inf")
+
+
+@api
+def isneginf(x: Any) -> Tracer:
+    """x == -inf (bool); false for integers and bools."""
+    t = lift(x)
+    if not dtypes.is_float(t.dtype):
+        return full(t.shape, False, dtypes.bool_)
+    return t == float("-inf")
+
+
+# ---------------------------------------------------------------------------------------------
+# Integer functions
+# ---------------------------------------------------------------------------------------------
+
+
+def _int_operands(name: str, x1: Any, x2: Any) -> tuple[Tracer, Tracer]:
+    (a, b), d = operands(name, x1, x2)
+    if not dtypes.is_int(d):
+        raise DTypeError(f"{name}: arguments must be integers, got {d}{user_site()}")
+    return a, b
+
+
+# Euclid's algorithm takes the most steps on consecutive Fibonacci numbers: F(47) > 2**31 and
+# F(93) > 2**63, so this many steps finish every pair of the dtype.
+_EUCLID_STEPS = {4: 47, 8: 93}
+
+
+def _gcd(a: Tracer, b: Tracer) -> Tracer:
+    from irgrad.frontend.control_flow import fori_loop
+
+    def step(_: Tracer, carry: tuple[Tracer, Tracer]) -> tuple[Tracer, Tracer]:
+        u, v = carry
+        nonzero = v != 0
+        vs = np_api.where(nonzero, v, 1)
+        r = u - lax.binary(nn.DivOp, u, vs) * vs  # u % v for u, v >= 0
+        return np_api.where(nonzero, v, u), np_api.where(nonzero, r, v)
+
+    g, _ = fori_loop(0, _EUCLID_STEPS[a.dtype.itemsize], step, (np_api.abs(a), np_api.abs(b)))
+    return g
+
+
+@api
+def gcd(x1: Any, x2: Any) -> Tracer:
+    """The greatest common divisor of |x1| and |x2| (0 for gcd(0, 0)), integers only: Euclid's
+    algorithm as one fixed-count `fori_loop` (enough steps for any pair of the dtype)."""
+    a, b = _int_operands("gcd", x1, x2)
+    return _gcd(a, b)
+
+
+@api
+def lcm(x1: Any, x2: Any) -> Tracer:
+    """The least common multiple |x1 / gcd * x2| (0 if either is 0), integers only; it wraps
+    around where it exceeds the dtype, as numpy's."""
+    a, b = _int_operands("lcm", x1, x2)
+    g = _gcd(a, b)
+    zero = g == 0
+    gs = np_api.where(zero, 1, g)
+    return np_api.where(zero, 0, np_api.abs(lax.binary(nn.DivOp, a, gs) * b))

@@ -19,6 +19,8 @@ from irgrad.frontend.tracing import Tracer
 
 def _resolve_shape(op_name: str, size: int, shape: Sequence[int]) -> tuple[int, ...]:
     shape = [int(d) for d in shape]
+    if any(d < -1 for d in shape):
+        raise ShapeError(f"{op_name}: negative dimension in {tuple(shape)} (only one -1, to infer){user_site()}")
     if shape.count(-1) > 1:
         raise ShapeError(f"{op_name}: can only infer one dimension, got {tuple(shape)}{user_site()}")
     if -1 in shape:

@@ -133,3 +133,35 @@ def test_error_inside_grad_points_at_the_users_line():
     with pytest.raises(ig.ShapeError) as info:
         ig.trace(ig.grad(loss), F)
     assert _where(loss) in str(info.value) and "matmul" in str(info.value)
+
+
+X4 = np.ones((1, 1, 4, 4), np.float32)
+W2 = np.ones((1, 1, 2, 2), np.float32)
+
+
+@pytest.mark.parametrize(
+    "call,error,message",
+    [
+        (lambda: ig.zeros((-1, 3)), ig.ShapeError, r"zeros: negative dimension in shape \(-1, 3\)"),
+        (lambda: ig.jit(lambda: ig.full((2, -3), 1.0))(), ig.ShapeError, r"full: negative dimension in shape \(2, -3\)"),
+        (lambda: ig.broadcast_to(np.ones(1), (-1,)), ig.ShapeError, r"broadcast_to: negative dimension"),
+        (lambda: ig.reshape(np.ones(6), (-2, -3)), ig.ShapeError, r"reshape: negative dimension in \(-2, -3\)"),
+        (lambda: ig.one_hot(np.array([1]), -2), ig.ShapeError, r"one_hot: num_classes must not be negative"),
+        (lambda: ig.arange(0, 5, 0), ValueError, r"arange: step must not be zero"),
+        (lambda: ig.conv2d(X4, W2, stride=0), ig.ShapeError, r"conv2d: stride must be at least 1, got 0"),
+        (lambda: ig.conv2d(X4, W2, dilation=(1, 0)), ig.ShapeError, r"conv2d: dilation must be at least 1"),
+        (lambda: ig.conv2d(X4, W2, padding=-1), ig.ShapeError, r"padding must not be negative"),
+        (lambda: ig.max_pool2d(X4, 0), ig.ShapeError, r"max_pool2d: kernel_size must be at least 1"),
+        (lambda: ig.max_pool2d(X4, 9), ig.ShapeError, r"max_pool2d: kernel \(9, 9\) is larger than the padded input"),
+        (lambda: ig.max_pool2d(X4, 2, stride=0), ig.ShapeError, r"max_pool2d: stride must be at least 1"),
+    ],
+    ids=["zeros", "full", "broadcast_to", "reshape", "one_hot", "arange", "conv-stride", "conv-dilation",
+         "conv-padding", "pool-kernel", "pool-too-large", "pool-stride"],
+)
+def test_impossible_sizes_are_errors_not_empty_results(call, error, message):
+    """A negative dimension, a zero stride or a window larger than its input never reaches
+    the compiler (where it was an internal error) nor returns an empty array: it is the
+    user's mistake, named with the call's line."""
+    with pytest.raises(error, match=message) as info:
+        call()
+    assert "test_frontend_errors.py" in str(info.value)

@@ -353,6 +353,8 @@ func.func @main2(%a: f32, %b: f32, %ct: tensor<2xf32>) -> (f32, f32) {
 // CHECK:         %[[B_BAR:.*]] = tensor.extract %[[CT]][%[[C1]]] : tensor<2xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[X_BAR:.*]] = tensor.insert %[[ZERO]] into %[[CT]][%[[C1]]] : tensor<2xf32>
+// CHECK:         arith.select
+// CHECK:         math.absf
 // CHECK:         %[[A_BAR:.*]] = arith.select
 // CHECK:         %[[ZEROS:.*]] = nn.full 0.0 : tensor<2xf32>
 // CHECK-NEXT:    %[[TERM:.*]] = tensor.insert %[[A_BAR]] into %[[ZEROS]][%[[C0]]] : tensor<2xf32>

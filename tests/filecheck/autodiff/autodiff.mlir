@@ -4,7 +4,8 @@
 // Numerical checks of every rule are in tests/unit/test_autodiff_rules.py; this file shows the IR.
 
 // exp, in full: the forward sweep is @exp's body, then the reverse sweep. The product with the cotangent is
-// a "strong zero" select, so a zero cotangent stays zero even where the factor is inf or NaN.
+// a "strong zero" select, so a zero cotangent stays zero even where the factor is inf or NaN; where the factor
+// is finite it is the plain product, whose derivative in the cotangent (for grad of grad) is the factor.
 func.func @exp(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = nn.exp %x : tensor<3xf32>
   func.return %y : tensor<3xf32>
@@ -17,10 +18,14 @@ func.func @use_exp(%x: tensor<3xf32>, %dy: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-LABEL: func.func private @exp_vjp(
 // CHECK-SAME:      %[[X:.*]]: tensor<3xf32>, %[[CT:.*]]: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
 // CHECK-NEXT:    %[[Y:.*]] = nn.exp %[[X]] : tensor<3xf32>
+// CHECK-NEXT:    %[[PRODUCT:.*]] = nn.mul %[[CT]], %[[Y]] : tensor<3xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = nn.full 0.0 : tensor<3xf32>
 // CHECK-NEXT:    %[[IS_ZERO:.*]] = nn.compare eq, %[[CT]], %[[ZERO]] : tensor<3xf32>
-// CHECK-NEXT:    %[[PRODUCT:.*]] = nn.mul %[[CT]], %[[Y]] : tensor<3xf32>
-// CHECK-NEXT:    %[[DX:.*]] = nn.select %[[IS_ZERO]], %[[CT]], %[[PRODUCT]] : tensor<3xi1>, tensor<3xf32>
+// CHECK-NEXT:    %[[GUARDED:.*]] = nn.select %[[IS_ZERO]], %[[CT]], %[[PRODUCT]] : tensor<3xi1>, tensor<3xf32>
+// CHECK-NEXT:    %[[ABS:.*]] = nn.abs %[[Y]] : tensor<3xf32>
+// CHECK-NEXT:    %[[INF:.*]] = nn.full inf : tensor<3xf32>
+// CHECK-NEXT:    %[[FINITE:.*]] = nn.compare lt, %[[ABS]], %[[INF]] : tensor<3xf32>
+// CHECK-NEXT:    %[[DX:.*]] = nn.select %[[FINITE]], %[[PRODUCT]], %[[GUARDED]] : tensor<3xi1>, tensor<3xf32>
 // CHECK-NEXT:    func.return %[[Y]], %[[DX]] : tensor<3xf32>, tensor<3xf32>
 // CHECK-NEXT:  }
 // CHECK-LABEL: func.func @use_exp(
@@ -48,10 +53,11 @@ func.func @use(%x: tensor<2xf32>, %dz: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK-NEXT:    %[[A:.*]] = nn.mul %[[X]], %[[X]] : tensor<2xf32>
 // CHECK-NEXT:    %[[Z:.*]] = nn.add %[[A]], %[[A]] : tensor<2xf32>
 // CHECK-NEXT:    %[[A_BAR:.*]] = nn.add %[[CT]], %[[CT]] : tensor<2xf32>
+// CHECK-NEXT:    %[[P:.*]] = nn.mul %[[A_BAR]], %[[X]] : tensor<2xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = nn.full 0.0 : tensor<2xf32>
 // CHECK-NEXT:    %[[IS_ZERO:.*]] = nn.compare eq, %[[A_BAR]], %[[ZERO]] : tensor<2xf32>
-// CHECK-NEXT:    %[[P:.*]] = nn.mul %[[A_BAR]], %[[X]] : tensor<2xf32>
-// CHECK-NEXT:    %[[TERM:.*]] = nn.select %[[IS_ZERO]], %[[A_BAR]], %[[P]] : tensor<2xi1>, tensor<2xf32>
+// CHECK-NEXT:    %[[GUARDED:.*]] = nn.select %[[IS_ZERO]], %[[A_BAR]], %[[P]] : tensor<2xi1>, tensor<2xf32>
+// CHECK:         %[[TERM:.*]] = nn.select %{{.*}}, %[[P]], %[[GUARDED]] : tensor<2xi1>, tensor<2xf32>
 // CHECK-NEXT:    %[[X_BAR:.*]] = nn.add %[[TERM]], %[[TERM]] : tensor<2xf32>
 // CHECK-NEXT:    func.return %[[Z]], %[[X_BAR]] : tensor<2xf32>, tensor<2xf32>
 // CHECK-NEXT:  }
@@ -144,7 +150,8 @@ func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-SAME:      %[[X:.*]]: tensor<3xf32>, %[[CT:.*]]: tensor<f32>)
 // CHECK:         %[[M_BAR:.*]] = nn.broadcast_in_dim %[[CT]]
 // CHECK:         %[[P:.*]] = nn.mul %[[M_BAR]], %[[X]]
-// CHECK-NEXT:    %[[X_BAR:.*]] = nn.select %{{.*}}, %[[M_BAR]], %[[P]]
+// CHECK:         %[[GUARDED:.*]] = nn.select %{{.*}}, %[[M_BAR]], %[[P]]
+// CHECK:         %[[X_BAR:.*]] = nn.select %{{.*}}, %[[P]], %[[GUARDED]]
 // CHECK-NEXT:    func.return %{{.*}}, %[[X_BAR]]
 // CHECK-NOT:   autodiff.stop_gradient
 
@@ -170,10 +177,14 @@ func.func @ddf(%x: f32) -> f32 {
 // CHECK-SAME:      %[[X:.*]]: f32, %[[CT:.*]]: f32) -> (f32, f32) {
 // CHECK-NEXT:    %[[Y:.*]] = math.sin %[[X]] : f32
 // CHECK-NEXT:    %[[COS:.*]] = math.cos %[[X]] : f32
+// CHECK-NEXT:    %[[P:.*]] = arith.mulf %[[CT]], %[[COS]] : f32
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[IS_ZERO:.*]] = arith.cmpf oeq, %[[CT]], %[[ZERO]] : f32
-// CHECK-NEXT:    %[[P:.*]] = arith.mulf %[[CT]], %[[COS]] : f32
-// CHECK-NEXT:    %[[DX:.*]] = arith.select %[[IS_ZERO]], %[[CT]], %[[P]] : f32
+// CHECK-NEXT:    %[[GUARDED:.*]] = arith.select %[[IS_ZERO]], %[[CT]], %[[P]] : f32
+// CHECK-NEXT:    %[[ABS:.*]] = math.absf %[[COS]] : f32
+// CHECK-NEXT:    %[[INF:.*]] = arith.constant 0x7f800000 : f32
+// CHECK-NEXT:    %[[FINITE:.*]] = arith.cmpf olt, %[[ABS]], %[[INF]] : f32
+// CHECK-NEXT:    %[[DX:.*]] = arith.select %[[FINITE]], %[[P]], %[[GUARDED]] : f32
 // CHECK-NEXT:    func.return %[[Y]], %[[DX]] : f32, f32
 // CHECK-NEXT:  }
 // CHECK-LABEL: func.func private @f_vjp_vjp(
@@ -334,5 +345,6 @@ func.func @main(%x: tensor<2xf32>, %n: index, %dy: tensor<2xf32>) -> tensor<2xf3
 // CHECK:           arith.addi
 // CHECK:         %[[Y:.*]] = nn.exp
 // CHECK-NOT:     %[[CT_COUNT]]
-// CHECK:         %[[DX:.*]] = nn.select %{{.*}}, %[[CT]], %{{.*}}
+// CHECK:         nn.select %{{.*}}, %[[CT]], %{{.*}}
+// CHECK:         %[[DX:.*]] = nn.select
 // CHECK-NEXT:    func.return %[[Y]], %[[COUNT]], %[[DX]] : tensor<2xf32>, index, tensor<2xf32>
