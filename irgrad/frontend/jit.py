@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.frontend.errors import UnsupportedError
+from irgrad.frontend.errors import DTypeError, UnsupportedError, user_site
 from irgrad.frontend.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
 from irgrad.frontend.stages import Compiled, Lowered
 from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, current_frame, function_name, trace
@@ -84,7 +84,17 @@ class Jitted:
     def signature(self, *args: Any) -> Any:
         dynamic, static = self._split(args)
         leaves, tree = tree_flatten(dynamic)
-        return (tree, tuple(ShapeDtype.of(x) for x in leaves), static)
+        try:
+            return (tree, tuple(ShapeDtype.of(x) for x in leaves), static)
+        except DTypeError as err:
+            names = [leaf for name, arg in zip(self._param_names(len(dynamic)), dynamic)
+                     for leaf in tree_leaf_names(arg, name)]
+            for name, leaf in zip(names, leaves):
+                try:
+                    ShapeDtype.of(leaf)
+                except DTypeError:
+                    raise DTypeError(f"jit: argument {name} of {function_name(self.fn)}: {err}{user_site()}") from None
+            raise
 
     def trace(self, *args: Any) -> Program:
         """The traced program for these arguments' signature (cached)."""

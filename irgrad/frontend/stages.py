@@ -126,6 +126,8 @@ class Compiled:
                 x = np.asarray(x)
             elif not isinstance(x, np.ndarray):
                 x = np.asarray(x)
+            if x.shape == aval.shape and x.dtype != aval.dtype and _traces_as(x) == aval.dtype:
+                x = x.astype(aval.dtype)  # a narrow int (uint8, int16) traces as int32: widen it here too
             if x.shape != aval.shape or x.dtype != aval.dtype:
                 if not (x.dtype.newbyteorder("=") == aval.dtype and x.shape == aval.shape):
                     raise SignatureError(
@@ -197,3 +199,14 @@ def leaf_names(args: Sequence[Any], fn: Any) -> list[str]:
 
 def avals_of(leaves: Sequence[Any]) -> tuple[ShapeDtype, ...]:
     return tuple(ShapeDtype.of(x) for x in leaves)
+
+
+def _traces_as(x: np.ndarray) -> np.dtype | None:
+    """The dtype a trace gives an argument like `x` (`dtypes.array_dtype_of`), None if none."""
+    from irgrad.frontend import dtypes
+    from irgrad.frontend.errors import DTypeError
+
+    try:
+        return dtypes.array_dtype_of(x)
+    except DTypeError:
+        return None

@@ -334,3 +334,21 @@ def test_numpy_scalars_keep_their_dtype_python_scalars_take_the_default():
     assert f(3.0).dtype == np.float32
     assert ig.ShapeDtype.of(np.float64(1.0)) == ig.ShapeDtype((), np.float64)
     assert ig.grad(lambda x: x * x)(np.float64(3.0)).dtype == np.float64
+
+
+def test_jit_widens_narrow_integers_as_the_trace_does_and_names_bad_arguments():
+    """A uint8/int16 array traces as int32 (exact): the compiled call widens it the same way
+    instead of refusing its own signature; an unsupported dtype names the argument."""
+    for dtype in (np.uint8, np.int16):
+        out = ig.jit(lambda a: a * 2)(np.arange(3, dtype=dtype))
+        np.testing.assert_array_equal(out, [0, 2, 4])
+        assert out.dtype == np.int32
+
+    def f(params, x):
+        return x * 2
+
+    with pytest.raises(ig.DTypeError, match=r"jit: argument x of f: numpy arrays of dtype uint32 are not supported") as err:
+        ig.jit(f)({"w": np.ones(2)}, np.ones(3, np.uint32))
+    assert "test_frontend_jit.py" in str(err.value)
+    with pytest.raises(ig.DTypeError, match=r"jit: argument params_w of f: numpy arrays of dtype <U5"):
+        ig.jit(f)({"w": "hello"}, np.ones(3))

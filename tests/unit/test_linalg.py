@@ -14,11 +14,11 @@ import re
 
 import numpy as np
 import pytest
+import scipy.linalg as sl  # the oracle for the factorizations (a test dependency)
 
 import irgrad as ig
 from irgrad.frontend import linalg as linalg_impl
 
-sl = pytest.importorskip("scipy.linalg")
 
 SHAPES = [(1, 1), (2, 2), (5, 5), (17, 17), (3, 4, 5, 5)]
 
