@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import linecache
+import struct
 from collections.abc import Mapping
 
 from xdsl.context import Context
@@ -305,6 +306,12 @@ class LocatedParser(Parser):
         except VerifyException as err:
             at_op = dataclasses.replace(span, end=span.start + 1)
             raise ParseError(at_op, _clean_message(str(err))) from err
+        except (ValueError, IndexError, OverflowError, struct.error) as err:
+            # xDSL builders that reject a literal while parsing (an integer out of its type's
+            # range, an op with too few operands) raise these instead of a ParseError: the
+            # user's text is still what is wrong, so it is a located error, not a crash.
+            at_op = dataclasses.replace(span, end=span.start + 1)
+            raise ParseError(at_op, f"cannot build this op from its text: {err}") from err
         if isinstance(op.location, UnknownLoc):
             op.location = FileLineColLoc(self._filename, IntAttr(line), IntAttr(col))
         return op

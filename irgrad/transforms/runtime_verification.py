@@ -18,6 +18,9 @@ checked op (what the interpreter would point at), the op, the dimension and its 
 convert-cf-to-llvm turns a failed assert into a call of the runtime, which raises
 `irgrad.backends.cpu.RuntimeCheckError` from the call (docs/design/cpu-backend.md).
 
+Also, before every `scf.for` whose step is not a constant: `cf.assert` that the step is
+positive (a zero step would loop forever in compiled code).
+
 Checked ops: `memref.load`, `memref.store`, `tensor.extract`, `tensor.insert` (every index),
 and `memref.subview` with static sizes and strides (each dynamic offset: the whole view
 must fit in the source dimension; views with dynamic sizes or strides are left unchecked).
@@ -202,6 +205,18 @@ def check_subview(op: memref.SubviewOp) -> None:
         checker.check(index, dim_size, f"{what}{named}{detail}")
 
 
+def check_loop_step(op: scf.ForOp) -> None:
+    """A non-constant `scf.for` step must be positive: compiled code would loop forever on a
+    step of 0 and step past the bound on a negative one (the interpreter refuses both)."""
+    step = constant_index(op.step)
+    if step is not None:
+        return  # a constant one is the verifier's to reject
+    checker = _Checker(op)
+    zero = checker.insert(arith.ConstantOp(IntegerAttr(0, op.step.type)))
+    ok = checker.insert(arith.CmpiOp(op.step, zero, "sgt"))
+    checker.insert(cf.AssertOp(ok, f"{checker.prefix}'{op.name}' op step is not positive"))
+
+
 @dataclass(frozen=True)
 class GenerateRuntimeVerificationPass(ModulePass):
     """Insert bounds checks (`cf.assert`) before memref/tensor loads, stores and subviews
@@ -214,9 +229,11 @@ class GenerateRuntimeVerificationPass(ModulePass):
     name = "generate-runtime-verification"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        targets = [o for o in op.walk() if isinstance(o, CHECKED_OPS) and not _in_gpu_code(o)]
+        targets = [o for o in op.walk() if isinstance(o, (*CHECKED_OPS, scf.ForOp)) and not _in_gpu_code(o)]
         for target in targets:
-            if isinstance(target, memref.SubviewOp):
+            if isinstance(target, scf.ForOp):
+                check_loop_step(target)
+            elif isinstance(target, memref.SubviewOp):
                 check_subview(target)
             else:
                 check_access(target)

@@ -152,3 +152,25 @@ func.func @subviews(%m: memref<4x8xf32>, %i: index, %n: index) {
     "gpu.return"() : () -> ()
   }) {sym_name = "kernel"} : () -> ()
 }) : () -> ()
+
+// -----
+
+// A loop step that is not a constant must be positive: compiled code would loop forever on 0.
+// A constant step is left alone (the verifier rejects a constant <= 0).
+// CHECK-LABEL: func.func @dynamic_step
+// CHECK:         %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi sgt, %step, %[[ZERO]] : index
+// CHECK-NEXT:    cf.assert %[[OK]], "{{.*}}generate-runtime-verification.mlir:{{[0-9]+}}:3: 'scf.for' op step is not positive"
+// CHECK-NEXT:    scf.for
+// CHECK-NOT:     cf.assert
+// CHECK:         scf.for
+func.func @dynamic_step(%n: index, %step: index) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %n step %step {
+  }
+  scf.for %j = %c0 to %n step %c2 {
+  }
+  func.return
+}

@@ -1,0 +1,22 @@
+// RUN: sh -c 'irgrad-opt %s --split-input-file 2>&1; echo "exit=$?"' | filecheck %s
+
+// Text that parses token by token but that an op's builder rejects (a literal out of its
+// type's range, an op missing its operands): a located error at the op, exit 1, where xDSL
+// raises a plain ValueError or IndexError (an internal error before).
+// CHECK-NOT: Traceback
+// CHECK-NOT: internal error
+
+func.func @dense_out_of_range() {
+  %c = nn.constant dense<9223372036854775807> : tensor<i32>
+  func.return
+}
+// CHECK: parse-builder-errors.mlir:10:3: error: cannot build this op from its text: Integer value 9223372036854775807 is out of range for type i32
+
+// -----
+
+func.func @named_op_without_operands() {
+  linalg.copy
+  func.return
+}
+// CHECK: parse-builder-errors.mlir:18:3: error: cannot build this op from its text
+// CHECK: exit=1
