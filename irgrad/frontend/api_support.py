@@ -186,7 +186,14 @@ def operands(op_name: str, *xs: Any, dtype: np.dtype | None = None) -> tuple[lis
 def normalize_axes(op_name: str, axis: int | Sequence[int] | None, ndim: int) -> list[int]:
     if axis is None:
         return list(range(ndim))
-    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        axes = [axis]
+    elif isinstance(axis, (tuple, list)) and all(
+        isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axis
+    ):
+        axes = list(axis)
+    else:
+        raise TypeError(f"{op_name}: axis must be an int or a tuple of ints, got {axis!r}{user_site()}")
     out = []
     for a in axes:
         a = int(a)

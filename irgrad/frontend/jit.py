@@ -79,6 +79,13 @@ class Jitted:
     def _split(self, args: tuple[Any, ...]) -> tuple[list[Any], tuple[Any, ...]]:
         dynamic = [a for i, a in enumerate(args) if i not in self.static_argnums]
         static = tuple((i, args[i]) for i in self.static_argnums if i < len(args))
+        for i, value in static:
+            if not _hashable(value):
+                raise TypeError(
+                    f"jit: static argument #{i} of {function_name(self.fn)} must be hashable (it is "
+                    f"part of the cache key), got {type(value).__name__}; pass a tuple instead of a "
+                    f"list, or make it a traced argument{user_site()}"
+                )
         return dynamic, static
 
     def signature(self, *args: Any) -> Any:

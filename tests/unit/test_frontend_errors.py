@@ -165,3 +165,10 @@ def test_impossible_sizes_are_errors_not_empty_results(call, error, message):
     with pytest.raises(error, match=message) as info:
         call()
     assert "test_frontend_errors.py" in str(info.value)
+
+
+def test_a_bad_axis_or_static_argument_is_named():
+    with pytest.raises(TypeError, match=r"sum: axis must be an int or a tuple of ints, got 0.0"):
+        ig.sum(F, axis=0.0)
+    with pytest.raises(TypeError, match=r"jit: static argument #1 of \w+ must be hashable"):
+        ig.jit(lambda a, s: a * len(s), static_argnums=(1,))(F, [1, 2])
