@@ -439,6 +439,18 @@ def _dominance_problem(op: Operation, order: _Order) -> str | None:
     return None
 
 
+def _declaration_problem(op: Operation) -> str | None:
+    """A `func.func` without a body is a declaration, which MLIR requires to be private (an
+    empty `{}` body parses as one in xDSL, and irgrad-run then found no function to run)."""
+    from xdsl.dialects import func
+
+    if isinstance(op, func.FuncOp) and not op.body.blocks:
+        visibility = op.sym_visibility.data if op.sym_visibility is not None else "public"
+        if visibility == "public":
+            return "symbol declaration cannot have public visibility (a body needs at least a func.return)"
+    return None
+
+
 def _region_yield_problem(op: Operation) -> str | None:
     """scf.if / scf.for terminators that do not give the op's results, and a constant
     scf.for step that is not positive (both accepted by xDSL's verifiers)."""
@@ -476,7 +488,11 @@ def verify_module(op: Operation, source_text_by_file: SourceMap | None = None) -
         try:
             _verify_blocks(child)
             child.verify(verify_nested_ops=False)
-            problem = _dominance_problem(child, order) or _region_yield_problem(child)
+            problem = (
+                _dominance_problem(child, order)
+                or _region_yield_problem(child)
+                or _declaration_problem(child)
+            )
             if problem is not None:
                 raise VerifyException(problem)
         except VerifyException as err:

@@ -88,8 +88,15 @@ func.func @step_not_positive(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// Still accepted: a use in a later op's region, a block argument anywhere in its block, and
-// uses across the blocks of a CFG region (not checked: that needs a dominator tree).
+func.func @empty_body() {
+}
+// CHECK: 'func.func' op symbol declaration cannot have public visibility (a body needs at least a func.return)
+
+// -----
+
+// Still accepted: a use in a later op's region, a block argument anywhere in its block, uses
+// across the blocks of a CFG region (not checked: that needs a dominator tree), and a private
+// declaration.
 func.func @fine(%x: tensor<2xf32>, %c: i1) -> tensor<2xf32> {
   %y = nn.neg %x : tensor<2xf32>
   %r = scf.if %c -> (tensor<2xf32>) {
@@ -101,4 +108,5 @@ func.func @fine(%x: tensor<2xf32>, %c: i1) -> tensor<2xf32> {
 ^next:
   func.return %r : tensor<2xf32>
 }
+func.func private @declared(tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NOT: error
