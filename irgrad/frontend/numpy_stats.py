@@ -87,9 +87,10 @@ from irgrad.frontend.numerics_api import any as _any
 from irgrad.frontend.numerics_api import argmax as _argmax
 from irgrad.frontend.numerics_api import argmin as _argmin
 from irgrad.frontend.numerics_api import isnan
-from irgrad.frontend.numpy_arrays import linspace
+from irgrad.frontend.numpy_arrays import _int, linspace
+from irgrad.frontend.numpy_arrays import _one_axis as arrays_one_axis
 from irgrad.frontend.numpy_math import round as _round
-from irgrad.frontend.numpy_reductions import argsort, cumprod, cumsum, prod, searchsorted
+from irgrad.frontend.numpy_reductions import _to_last, argsort, cumprod, cumsum, prod, searchsorted
 from irgrad.frontend.shape_api import concatenate, take_along_axis
 from irgrad.frontend.tracing import Tracer
 
@@ -142,32 +143,15 @@ def _no_out(op_name: str, out: Any) -> None:
         raise NotImplementedError(f"{op_name}: out= is not supported (arrays are immutable){user_site()}")
 
 
-def _int_arg(op_name: str, what: str, v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{op_name}: {what} must be an int, got {v!r}{user_site()}")
-    return int(v)
-
-
 def _one_axis(op_name: str, axis: Any, ndim: int) -> int:
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"{op_name}: axis must be an int, got {axis!r}{user_site()}")
-    if ndim == 0:
+    if ndim == 0 and isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
         raise ShapeError(f"{op_name}: axis {axis} is out of range for a scalar{user_site()}")
-    return normalize_axes(op_name, int(axis), ndim)[0]
+    return arrays_one_axis(op_name, axis, ndim)
 
 
 def _float_dtype(*xs: Any) -> np.dtype:
     d = result_dtype(*xs)
     return d if dtypes.is_float(d) else dtypes.float32
-
-
-def _to_last(t: Tracer, axes: list[int]) -> tuple[Tracer, tuple[int, ...]]:
-    """`axes` moved last and merged into one; also the shape of the other axes."""
-    rest = [i for i in range(t.ndim) if i not in axes]
-    moved = lax.transpose(t, rest + axes)
-    rest_shape = tuple(t.shape[i] for i in rest)
-    n = int(np.prod([t.shape[a] for a in axes], dtype=np.int64))
-    return lax.reshape(moved, (*rest_shape, n)), rest_shape
 
 
 def _kept_shape(shape: tuple[int, ...], axes: list[int], keepdims: bool) -> tuple[int, ...]:
@@ -274,7 +258,7 @@ def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
     """The variance of the non-NaN elements along `axis`, divided by count - ddof; NaN where
     that is <= 0 (numpy's rule), an all-NaN slice included. NaN entries have gradient 0."""
     _no_out("nanvar", out)
-    return _nan_moments("nanvar", a, axis, dtype, keepdims, _int_arg("nanvar", "ddof", ddof))
+    return _nan_moments("nanvar", a, axis, dtype, keepdims, _int("nanvar", "ddof", ddof))
 
 
 @api
@@ -283,7 +267,7 @@ def nanstd(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
     """The square root of `nanvar`. Where the variance is 0 the gradient is 0 (as `std`), and
     NaN entries have gradient 0."""
     _no_out("nanstd", out)
-    v = _nan_moments("nanstd", a, axis, dtype, keepdims, _int_arg("nanstd", "ddof", ddof))
+    v = _nan_moments("nanstd", a, axis, dtype, keepdims, _int("nanstd", "ddof", ddof))
     spread = v > 0.0  # false for NaN and 0: the square root reads 1 there
     root = np_api.sqrt(np_api.where(spread, v, 1.0))
     return np_api.where(spread, root, np_api.where(v == 0.0, 0.0, float("nan")))
@@ -574,7 +558,7 @@ def _edge(op_name: str, v: Any, t: Tracer, ax: int, d: np.dtype) -> Tracer:
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Tracer:
     """The n-th forward difference along `axis` (a[1:] - a[:-1], n times; bool: a[1:] != a[:-1],
     as numpy). `prepend`/`append` (scalars or arrays) are concatenated first."""
-    n = _int_arg("diff", "n", n)
+    n = _int("diff", "n", n)
     if n < 0:
         raise ValueError(f"diff: order must be non-negative but got {n}{user_site()}")
     t = lift(a)
@@ -739,7 +723,7 @@ def gradient(f: Any, *varargs: Any, axis: Axis = None, edge_order: int = 1) -> A
     (`edge_order`) one-sided ones at the ends. Spacing: none (1), one scalar for every axis, or
     one scalar or 1-D coordinate array per axis. One array for one axis, else a list (in the
     order of `axis`). Integers give float32."""
-    edge_order = _int_arg("gradient", "edge_order", edge_order)
+    edge_order = _int("gradient", "edge_order", edge_order)
     if edge_order not in (1, 2):
         raise ValueError(f"gradient: 'edge_order' must be 1 or 2, got {edge_order}{user_site()}")
     d = _float_dtype(f)
@@ -837,7 +821,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
     (int32), or the sum of `weights` (their dtype) per value. The output length is max(x) + 1,
     at least `minlength`, when x is concrete; a traced x needs a static `length=` (values past
     it are dropped, negative ones count as 0, as JAX)."""
-    minlength = _int_arg("bincount", "minlength", minlength)
+    minlength = _int("bincount", "minlength", minlength)
     if minlength < 0:
         raise ValueError(f"bincount: minlength must not be negative, got {minlength}{user_site()}")
     if _is_concrete(x):
@@ -855,7 +839,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
             "bincount: the output length depends on the values of a traced x; pass a static "
             f"length= (as jax.numpy.bincount under jit){user_site()}"
         )
-    length = _int_arg("bincount", "length", length)
+    length = _int("bincount", "length", length)
     if length < 0:
         raise ValueError(f"bincount: length must not be negative, got {length}{user_site()}")
     return _bincount(x, weights, length)
@@ -996,7 +980,7 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Tracer:  #
     if t.dtype == dtypes.bool_:
         t = lax.convert(t, dtypes.int32)
     n = t.shape[0]
-    cols = n if N is None else _int_arg("vander", "N", N)
+    cols = n if N is None else _int("vander", "N", N)
     if cols < 0:
         raise ValueError(f"vander: N must be non-negative, got {cols}{user_site()}")
     if cols == 0:

@@ -72,3 +72,31 @@ def check_traced(fn: Callable[..., Any], expected: Any, *args: Any, dtype: Any =
     numpy arrays would be numpy's own."""
     want = expected(*args) if callable(expected) else expected
     assert_array(ig.trace(fn, *args)(*args), want, dtype, rtol, atol, what="traced")
+
+
+def max_ulp(got: np.ndarray, want: np.ndarray) -> float:
+    """The largest error of `got` in units in the last place of `want` (NaN matching NaN and
+    equal infinities count as exact; a NaN against a number as infinitely far)."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    assert got.shape == want.shape
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    with np.errstate(invalid="ignore"):
+        err = np.where(same, 0.0, np.abs(got - want) / np.spacing(np.abs(want)))
+    return float(np.nan_to_num(err, nan=np.inf).max(initial=0.0))
+
+
+def same_values(got: Any, want: Any, what: str = "", rtol: float = 1e-13, atol: float = 1e-14) -> None:
+    """`got` equals `want` leaf by leaf (lists and tuples element-wise, of the same length):
+    shape and dtype exactly, integers and bools exactly, floats to rtol/atol (NaN == NaN)."""
+    if isinstance(want, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(want), (what, type(got))
+        for g, w in zip(got, want):
+            same_values(g, w, what, rtol, atol)
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, (what, got.shape, want.shape)
+    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want, err_msg=what)
+    else:
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import irgrad as ig
+from _frontend_util import same_values
 
 rng = np.random.default_rng(5)
 A = rng.standard_normal((4, 6))
@@ -20,20 +21,6 @@ NANS = np.array([2.0, np.nan, -1.0, np.inf, -np.inf, np.nan, 0.0, -0.0, 2.0, -5.
 XP = np.sort(rng.uniform(-2, 2, 8))
 FP = rng.standard_normal(8)
 XQ = np.concatenate([rng.uniform(-3, 3, 20), XP[[0, 3, 7]], [np.nan]])
-
-
-def _same(got, want, what="", rtol=1e-13):
-    if isinstance(want, (list, tuple)):
-        for g, w in zip(got, want):
-            _same(g, w, what, rtol)
-        return
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape, (what, got.shape, want.shape)
-    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
-    if want.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want, err_msg=what)
-    else:
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-14, err_msg=what)
 
 
 def _i32(x):
@@ -103,7 +90,7 @@ def test_against_numpy_eagerly():
     for name, fn, np_fn, args in CASES:
         with np.errstate(all="ignore"):
             want = np_fn(*args)
-        _same(fn(*args), want, name, rtol=1e-12)
+        same_values(fn(*args), want, name, rtol=1e-12)
 
 
 # Under jit, one case per function (each sort is an scf.for whose compile costs ~0.3 s).
@@ -129,7 +116,7 @@ def test_against_numpy_under_one_jit():
     for (name, _, np_fn, args), g in zip(JIT_CASES, got):
         with np.errstate(all="ignore"):
             want = np_fn(*args)
-        _same(g, want, name, rtol=1e-12)
+        same_values(g, want, name, rtol=1e-12)
 
 
 def test_sort_stability_signed_zeros_and_float32():
@@ -145,16 +132,16 @@ def test_sort_stability_signed_zeros_and_float32():
     big = rng.integers(-(2**40), 2**40, 1000)  # int64: several rounds, not a power of two
     np.testing.assert_array_equal(ig.sort(big), np.sort(big))
     for empty in (np.zeros((0,)), np.zeros((3, 0))):
-        _same(ig.sort(empty), np.sort(empty))
-        _same(ig.argsort(empty), _i32(np.argsort(empty)))
-    _same(ig.prod(np.zeros((0, 2)), axis=0), np.prod(np.zeros((0, 2)), axis=0))
-    _same(ig.cumprod(np.array([True, True, False])), _i32(np.cumprod(np.array([True, True, False]))))
+        same_values(ig.sort(empty), np.sort(empty))
+        same_values(ig.argsort(empty), _i32(np.argsort(empty)))
+    same_values(ig.prod(np.zeros((0, 2)), axis=0), np.prod(np.zeros((0, 2)), axis=0))
+    same_values(ig.cumprod(np.array([True, True, False])), _i32(np.cumprod(np.array([True, True, False]))))
 
 
 def test_vmap_of_sort_and_median():
-    _same(ig.vmap(ig.sort)(B), np.sort(B, axis=-1))
-    _same(ig.vmap(lambda r: ig.median(r), in_axes=1)(A), np.median(A, axis=0))
-    _same(ig.vmap(lambda r: ig.argsort(r))(TIES), _i32(np.argsort(TIES, axis=-1, kind="stable")))
+    same_values(ig.vmap(ig.sort)(B), np.sort(B, axis=-1))
+    same_values(ig.vmap(lambda r: ig.median(r), in_axes=1)(A), np.median(A, axis=0))
+    same_values(ig.vmap(lambda r: ig.argsort(r))(TIES), _i32(np.argsort(TIES, axis=-1, kind="stable")))
 
 
 def test_gradients_against_finite_differences():

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import irgrad as ig
+from _frontend_util import same_values
 
 rng = np.random.default_rng(11)
 A = rng.standard_normal((4, 6))
@@ -35,21 +36,6 @@ XI = np.array([0, 1, 1, 3, 2, 1, 7, 3], np.int32)
 P = np.array([1.5, -2.0, 0.3, 4.0])
 QS = [0.0, 0.1, 0.5, 0.75, 1.0]
 METHODS = ["linear", "lower", "higher", "nearest", "midpoint"]
-
-
-def _same(got, want, what="", rtol=1e-12):
-    if isinstance(want, (list, tuple)):
-        assert isinstance(got, (list, tuple)) and len(got) == len(want), (what, type(got))
-        for g, w in zip(got, want):
-            _same(g, w, what, rtol)
-        return
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape, (what, got.shape, want.shape)
-    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
-    if want.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want, err_msg=what)
-    else:
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-13, err_msg=what)  # NaN == NaN
 
 
 def _i32(x):
@@ -150,7 +136,7 @@ CASES += [
 
 def test_against_numpy_eagerly():
     for name, fn, np_fn, args in CASES:
-        _same(fn(*args), _numpy(np_fn, *args), name)
+        _same_stats(fn(*args), _numpy(np_fn, *args), name)
 
 
 # Under jit, a selection that covers every function; each quantile is a sort (an scf.for whose
@@ -178,10 +164,10 @@ def test_against_numpy_under_one_jit():
         return out
 
     got = ig.jit(all_cases)(XI, V[:8], *arrays)
-    _same(got[0], _i32(np.bincount(XI, minlength=9)), "bincount_length")
-    _same(got[1], np.bincount(XI, V[:8])[:5], "bincount_length_w")  # values >= length dropped
+    _same_stats(got[0], _i32(np.bincount(XI, minlength=9)), "bincount_length")
+    _same_stats(got[1], np.bincount(XI, V[:8])[:5], "bincount_length_w")  # values >= length dropped
     for (name, _, np_fn, args), g in zip(JIT_CASES, got[2:]):
-        _same(g, _numpy(np_fn, *args), name)
+        _same_stats(g, _numpy(np_fn, *args), name)
 
 
 def test_dtypes_ints_and_weak_scalars():
@@ -201,20 +187,20 @@ def test_dtypes_ints_and_weak_scalars():
         assert out.dtype == np.int32
     for out in (ig.nansum(I), ig.nancumsum(I), ig.nanprod(I), ig.nanmax(I), ig.ptp(I), ig.diff(I), ig.vander(I[0])):
         assert out.dtype == np.int32
-    _same(ig.nansum(I > 0, axis=1), _i32(np.nansum(I > 0, axis=1)))
-    _same(ig.nancumprod(I, axis=1), _i32(np.nancumprod(I, axis=1)))
+    _same_stats(ig.nansum(I > 0, axis=1), _i32(np.nansum(I > 0, axis=1)))
+    _same_stats(ig.nancumprod(I, axis=1), _i32(np.nancumprod(I, axis=1)))
     h, e = ig.histogram(I, bins=3)
     hn, en = np.histogram(I, bins=3)
-    _same(h, _i32(hn))
+    _same_stats(h, _i32(hn))
     assert e.dtype == np.float32
     np.testing.assert_allclose(e, en, rtol=1e-6)
     # Counts with weights take the weights' dtype (JAX; numpy's are float64); empty and
     # constant data as numpy.
-    _same(ig.bincount(XI, weights=XI), np.bincount(XI, weights=XI).astype(np.int32))
-    _same(ig.bincount(np.zeros(0, np.int32), minlength=3), _i32(np.bincount(np.zeros(0, np.int32), minlength=3)))
-    _same(ig.histogram(np.full(5, 2.0), bins=2), _i32(np.histogram(np.full(5, 2.0), bins=2)))
-    _same(ig.diff(V, n=0), V)
-    _same(ig.trapezoid(V[:1]), np.trapezoid(V[:1]))
+    _same_stats(ig.bincount(XI, weights=XI), np.bincount(XI, weights=XI).astype(np.int32))
+    _same_stats(ig.bincount(np.zeros(0, np.int32), minlength=3), _i32(np.bincount(np.zeros(0, np.int32), minlength=3)))
+    _same_stats(ig.histogram(np.full(5, 2.0), bins=2), _i32(np.histogram(np.full(5, 2.0), bins=2)))
+    _same_stats(ig.diff(V, n=0), V)
+    _same_stats(ig.trapezoid(V[:1]), np.trapezoid(V[:1]))
 
 
 def test_nan_placement():
@@ -223,34 +209,34 @@ def test_nan_placement():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in ("nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanmedian"):
-            _same(getattr(ig, name)(allnan, axis=1), getattr(np, name)(allnan, axis=1), name)
-        _same(ig.nanquantile(allnan, [0.1, 0.6], axis=1), np.nanquantile(allnan, [0.1, 0.6], axis=1))
-        _same(ig.nanvar(allnan, axis=1, ddof=3), np.nanvar(allnan, axis=1, ddof=3))  # count - ddof = 0: NaN
-    _same(ig.nansum(allnan, axis=1), np.nansum(allnan, axis=1))
-    _same(ig.nanprod(allnan, axis=1), np.nanprod(allnan, axis=1))
-    _same(ig.nancumsum(allnan, axis=1), np.nancumsum(allnan, axis=1))
+            _same_stats(getattr(ig, name)(allnan, axis=1), getattr(np, name)(allnan, axis=1), name)
+        _same_stats(ig.nanquantile(allnan, [0.1, 0.6], axis=1), np.nanquantile(allnan, [0.1, 0.6], axis=1))
+        _same_stats(ig.nanvar(allnan, axis=1, ddof=3), np.nanvar(allnan, axis=1, ddof=3))  # count - ddof = 0: NaN
+    _same_stats(ig.nansum(allnan, axis=1), np.nansum(allnan, axis=1))
+    _same_stats(ig.nanprod(allnan, axis=1), np.nanprod(allnan, axis=1))
+    _same_stats(ig.nancumsum(allnan, axis=1), np.nancumsum(allnan, axis=1))
     # nanargmax/nanargmin: -1 for an all-NaN slice (JAX; numpy raises); -inf beats NaN.
-    _same(ig.nanargmax(allnan, axis=1), np.array([-1, 2], np.int32))
-    _same(ig.nanargmin(allnan, axis=1, keepdims=True), np.array([[-1], [0]], np.int32))
+    _same_stats(ig.nanargmax(allnan, axis=1), np.array([-1, 2], np.int32))
+    _same_stats(ig.nanargmin(allnan, axis=1, keepdims=True), np.array([[-1], [0]], np.int32))
     assert int(ig.nanargmax(np.array([np.nan, -np.inf, np.nan]))) == 1
     assert int(ig.nanargmin(np.array([np.nan, np.inf]))) == 1
     # quantile: NaN in a slice makes that slice's result NaN; an empty slice gives NaN.
     assert np.isnan(ig.quantile(np.array([1.0, np.nan, 3.0]), 0.0))
     assert np.isnan(ig.nanmedian(np.zeros((0,))))
     # histogram ignores NaNs when the range is given, digitize puts them past the last bin.
-    _same(ig.histogram(AN, bins=3, range=(-2.0, 2.0)), _i32(np.histogram(AN, bins=3, range=(-2.0, 2.0))))
+    _same_stats(ig.histogram(AN, bins=3, range=(-2.0, 2.0)), _i32(np.histogram(AN, bins=3, range=(-2.0, 2.0))))
 
 
 def test_traced_q_vmap_and_bincount_length():
     q = np.array([0.15, 0.8])
     got = ig.jit(lambda x, q: (ig.quantile(x, q, axis=1), ig.percentile(x, q * 100.0, method="midpoint")))(A, q)
-    _same(got[0], np.quantile(A, q, axis=1))
-    _same(got[1], np.percentile(A, q * 100.0, method="midpoint"))
-    _same(ig.vmap(lambda r: ig.nanmedian(r))(AN[:3]), np.nanmedian(AN[:3], axis=1))
-    _same(ig.vmap(lambda r: ig.percentile(r, [20.0, 70.0]), in_axes=1)(A), np.percentile(A, [20.0, 70.0], axis=0).T)
-    _same(ig.vmap(lambda r: ig.bincount(r, length=8))(I % 8), np.stack([np.bincount(r, minlength=8) for r in I % 8]).astype(np.int32))
+    _same_stats(got[0], np.quantile(A, q, axis=1))
+    _same_stats(got[1], np.percentile(A, q * 100.0, method="midpoint"))
+    _same_stats(ig.vmap(lambda r: ig.nanmedian(r))(AN[:3]), np.nanmedian(AN[:3], axis=1))
+    _same_stats(ig.vmap(lambda r: ig.percentile(r, [20.0, 70.0]), in_axes=1)(A), np.percentile(A, [20.0, 70.0], axis=0).T)
+    _same_stats(ig.vmap(lambda r: ig.bincount(r, length=8))(I % 8), np.stack([np.bincount(r, minlength=8) for r in I % 8]).astype(np.int32))
     # Under a trace, values >= length are dropped and negative ones count as 0 (JAX).
-    _same(ig.jit(lambda x: ig.bincount(x, length=3))(np.array([-2, 0, 2, 3, 9], np.int32)), np.array([2, 0, 1], np.int32))
+    _same_stats(ig.jit(lambda x: ig.bincount(x, length=3))(np.array([-2, 0, 2, 3, 9], np.int32)), np.array([2, 0, 1], np.int32))
 
 
 def test_gradients_against_finite_differences():
@@ -378,3 +364,7 @@ def test_errors_name_the_function():
         ig.vander(A)
     with pytest.raises(ig.ShapeError, match=r"trapezoid: x of length 4 does not match axis 1"):
         ig.trapezoid(A, X6[:4])
+
+
+def _same_stats(got, want, what="", rtol=1e-12):
+    same_values(got, want, what, rtol, atol=1e-13)
