@@ -51,6 +51,7 @@ SCRIPTS = [
     ("elementwise.py", ["W7"], {"W7"}, True),
     ("per_example.py", [], {"vmap"}, True),
     ("attention.py", [], {"attention"}, True),
+    ("linalg.py", [], {"linalg"}, True),
     ("autodiff_cost.py", [], {"autodiff"}, False),
     ("distributed.py", [], {"distributed"}, False),
 ]
@@ -324,7 +325,7 @@ def busy_cores(seconds: float = 2.0) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="also write the table, limits and log to this Markdown file")
-    parser.add_argument("--only", help="comma-separated workloads (W1..W7, vmap, attention, limits, autodiff, distributed)")
+    parser.add_argument("--only", help="comma-separated workloads (W1..W7, vmap, attention, linalg, limits, autodiff, distributed)")
     opts = parser.parse_args()
     only = set(opts.only.split(",")) if opts.only else None
     wait_s = float(os.environ.get("BENCH_WAIT_QUIET", "0"))
