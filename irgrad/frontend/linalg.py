@@ -4,8 +4,11 @@
 - Factorizations and solves, as jax.numpy.linalg / jax.scipy.linalg, on float32 and float64 (ints
   become float32; float16/bfloat16 are refused), with leading batch dimensions: `cholesky`,
   `solve_triangular`, `cho_factor` / `cho_solve`, `lu_factor` / `lu` / `lu_solve` (square
-  matrices), `solve`, `inv`, `det`, `slogdet`, `matrix_power`, `qr` (Householder). Not provided: eigh,
-  svd, pinv, lstsq, and the norms that need singular values.
+  matrices), `solve`, `inv`, `det`, `slogdet`, `matrix_power`, `qr` (Householder).
+- Spectral (section "Jacobi eigenvalues and singular values"): `eigh` / `eigvalsh` (symmetric,
+  parallel cyclic Jacobi), `svd` / `svdvals` (one-sided Jacobi; full_matrices=True only for square
+  matrices), and on top of them `pinv`, `lstsq` (2-D, JAX's always-full residuals), `matrix_rank`,
+  `cond`, and the matrix norms ord=2 / -2 / 'nuc'. Not provided: eig/eigvals (non-symmetric).
 - Each factorization or solve is one `ig.fori_loop` (IR of constant size in n); its derivative
   is an analytic `ig.custom_jvp` rule (JAX's), so reverse mode never tapes the loop at first
   order. The section "Factorizations and solves" below gives the algorithms, their costs and the
@@ -16,8 +19,7 @@
   derivative of det at an exactly singular matrix is NaN (JAX uses a cofactor rule there).
 
 `norm` covers the vector norms (ord None/2, 1, inf, -inf, 0, any other p) and the matrix
-norms without an SVD ('fro', 1, -1, inf, -inf); ord 2, -2 and 'nuc' on matrices need singular
-values and raise NotImplementedError. The 2-norm's gradient at the zero vector is decided as 0
+norms ('fro', 1, -1, inf, -inf, and 2 / -2 / 'nuc' from the singular values). The 2-norm's gradient at the zero vector is decided as 0
 (a subgradient) instead of the NaN of sqrt'(0) * 0: the square root reads 1 on the branch not
 taken, as `ig.std` does (docs/autodiff.md, Contracts). Ties of the max/min norms share the
 cotangent equally (the reduce_max rule).
@@ -38,7 +40,7 @@ from irgrad.frontend.constants import full
 from irgrad.frontend.control_flow import fori_loop
 from irgrad.frontend.errors import DTypeError, ShapeError, user_site
 from irgrad.frontend.numerics_api import argmax
-from irgrad.frontend.numpy_reductions import prod
+from irgrad.frontend.numpy_reductions import argsort, prod
 from irgrad.frontend.shape_api import take_along_axis
 from irgrad.frontend.tracing import Tracer
 from irgrad.frontend.transforms import custom_jvp
@@ -58,6 +60,14 @@ __all__ = [
     "slogdet",
     "matrix_power",
     "qr",
+    "eigh",
+    "eigvalsh",
+    "svd",
+    "svdvals",
+    "pinv",
+    "lstsq",
+    "matrix_rank",
+    "cond",
 ]
 
 
@@ -92,8 +102,16 @@ def _vector_norm(t: Tracer, ord: Any, ax: int) -> Tracer:  # noqa: A002
 def _matrix_norm(t: Tracer, ord: Any, row: int, col: int) -> Tracer:  # noqa: A002
     if ord is None or ord == "fro":
         return _two_norm(t, [row, col])
-    if ord in (2, -2, "nuc"):
-        raise NotImplementedError(f"norm: matrix norm ord={ord!r} needs singular values (an SVD), not supported{user_site()}")
+    if ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2)):
+        others = [i for i in range(t.ndim) if i not in (row, col)]
+        s = svdvals(lax.transpose(t, [*others, row, col]))
+        if ord == "nuc":
+            total = np_api.sum(s, axis=-1)
+            return lax.reshape(total, [1 if i in (row, col) else d for i, d in enumerate(t.shape)])
+        k = s.shape[-1]
+        start = [0] * (s.ndim - 1) + [0 if ord == 2 else k - 1]
+        pick = lax.slice(s, start, [*s.shape[:-1], start[-1] + 1], [1] * s.ndim)
+        return lax.reshape(pick, [1 if i in (row, col) else d for i, d in enumerate(t.shape)])
     a = np_api.abs(t)
     if ord in (1, -1):
         sums, over = np_api.sum(a, axis=row, keepdims=True), col
@@ -793,3 +811,409 @@ def qr(a: Any, mode: str = "reduced") -> Any:
         q, r1 = _qr_core(lead)
         r = lax.concatenate([r1, np_api.matmul(_mT(q), rest)], t.ndim - 1)
     return r if mode == "r" else (q, r)
+
+
+# --- Jacobi eigenvalues and singular values ----------------------------------------------------
+#
+# Both are parallel cyclic Jacobi (Brent-Luk round-robin ordering): a sweep is n - 1 rounds (n
+# rounded up to even), each round pairs every index with another one (an index left over for an
+# odd n sits out) and applies all n/2 disjoint plane rotations at once as one orthogonal matrix J
+# built under masks from the round's partner table: J[i, i] = c_i, J[i, partner(i)] = s_i. eigh
+# updates A <- J^T A J (then symmetrizes), V <- V J; svd is one-sided (Hestenes): A <- A J, V <- V J,
+# each rotation chosen from the 2 x 2 Gram block of the two columns, so A's columns become
+# orthogonal, their norms the singular values and V the right singular vectors. The whole thing
+# is one `fori_loop` of sweeps * (n - 1) rounds, O(n^3) per round (a matmul); the sweep count is
+# fixed, `_sweeps(n)`: Jacobi converges quadratically and 10 sweeps reach float64 roundoff far
+# beyond the sizes here. The results are sorted (eigh ascending, svd descending). svd's U is the
+# Householder Q of A V (columns sorted, sign-fixed by R's diagonal), so U stays orthonormal when A
+# is rank deficient (the columns of zero singular values complete the basis).
+#
+# Derivatives: custom_jvp rules with JAX's formulas (eigh: dw = diag(V^T dA V), dV = V (F o
+# V^T dA V), F_ij = 1 / (w_j - w_i); svd: JAX's `_svd_jvp_rule`; svdvals: ds = diag(U^T dA V);
+# pinv: Golub-Pereyra). Like JAX, degenerate eigenvalues (or singular values, for U and V) make
+# F infinite and the derivative of the vectors inf/NaN; the eigenvalues' and singular values' own
+# derivatives stay finite.
+
+
+def _sweeps(n: int) -> int:
+    return max(10, 2 * math.ceil(math.log2(max(n, 2))))
+
+
+def _round_robin(n: int) -> np.ndarray:
+    """(rounds, n) int32: partner[r, i] is the index paired with i in round r (i itself if i sits
+    out, for an odd n); every pair meets once in the n - 1 (n even) or n (n odd) rounds."""
+    big = n + (n % 2)
+    rounds = max(big - 1, 1)
+    table = np.tile(np.arange(n, dtype=np.int32), (rounds, 1))
+    for r in range(big - 1):
+        pairs = [(big - 1, r)] + [((r + k) % (big - 1), (r - k) % (big - 1)) for k in range(1, big // 2)]
+        for p, q in pairs:
+            if p < n and q < n:
+                table[r, p], table[r, q] = q, p
+    return table
+
+
+def _rotations(app: Tracer, aqq: Tracer, apq: Tracer, partner: Tracer) -> Tracer:
+    """The round's rotation J (..., n, n) from, per index i with partner p(i): app = M[i, i],
+    aqq = M[p, p], apq = M[i, p] of the symmetric M (A for eigh, A^T A for svd), all (..., n).
+    The angle zeroes M[i, p] in J^T M J (Rutishauser's formula, the small angle); the pair's lower
+    index decides the sign convention so that both ends build the same rotation."""
+    n = partner.shape[-1]
+    idx = _iota((n,), 0)
+    lo = idx < partner
+    active = (partner != idx) & (apq != 0)
+    one = full((), 1, app.dtype)
+    zero = full((), 0, app.dtype)
+    d_lo, d_hi = _where(lo, app, aqq), _where(lo, aqq, app)
+    theta = (d_hi - d_lo) / (2.0 * _where(active, apq, one))
+    big = np_api.abs(theta) > 1e100
+    safe = _where(big, one, theta)
+    t = _where(theta >= 0, one, -one) / (np_api.abs(safe) + np_api.sqrt(safe * safe + 1.0))
+    t = _where(active, _where(big, 0.5 / _where(big, theta, one), t), zero)
+    c = 1.0 / np_api.sqrt(t * t + 1.0)
+    s = _where(lo, t * c, -(t * c))
+    eye = lax.compare("eq", _iota((n, n), 0), _iota((n, n), 1))
+    hit = lax.reshape(partner, (n, 1)) == _iota((n, n), 1)
+    c2, s2 = lax.reshape(c, (*c.shape, 1)), lax.reshape(s, (*s.shape, 1))
+    return _where(eye, c2, _where(hit & ~eye, s2, zero))
+
+
+def _jacobi(a: Tracer, one_sided: bool) -> tuple[Tracer, Tracer]:
+    """(A', V) after the fixed sweeps: A' = V^T A V (nearly diagonal) for eigh, A' = A V (orthogonal
+    columns) for the one-sided svd (a (..., m, n), m >= n)."""
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    table_np = _round_robin(n)
+    rounds = table_np.shape[0]
+    table = lift(table_np)
+
+    def body(k: Tracer, state: tuple[Tracer, Tracer]) -> tuple[Tracer, Tracer]:
+        m, v = state
+        partner = lax.reshape(lax.dynamic_slice(table, [k % rounds, 0], [1, n]), (n,))
+        if one_sided:
+            app = np_api.sum(m * m, axis=-2)
+            other = take_along_axis(m, broadcast_to(partner, m.shape), axis=-1)  # column p(i) at i
+            apq = np_api.sum(m * other, axis=-2)
+        else:
+            app = _diagonal(m)
+            apq = lax.reshape(
+                take_along_axis(m, broadcast_to(lax.reshape(partner, (n, 1)), (*batch, n, 1)), axis=-1), (*batch, n)
+            )
+        aqq = take_along_axis(app, broadcast_to(partner, app.shape), axis=-1)
+        j = _rotations(app, aqq, apq, partner)
+        if one_sided:
+            m = np_api.matmul(m, j)
+        else:
+            m = np_api.matmul(_mT(j), np_api.matmul(m, j))
+            m = 0.5 * (m + _mT(m))
+        return m, np_api.matmul(v, j)
+
+    eye = broadcast_to(_eye_like(full((n, n), 0, a.dtype)), (*batch, n, n))
+    return fori_loop(0, _sweeps(n) * rounds, body, (a, eye))
+
+
+def _sort_columns(idx: Tracer, *xs: Tracer) -> list[Tracer]:
+    """Each x[..., :, idx] (idx (..., n) over x's last axis)."""
+    out = []
+    for x in xs:
+        i = broadcast_to(lax.reshape(idx, (*idx.shape[:-1], 1, idx.shape[-1])), x.shape)
+        out.append(take_along_axis(x, i, axis=-1))
+    return out
+
+
+def _eigh_loop(a: Tracer) -> tuple[Tracer, Tracer]:
+    """Eigenvalues ascending and eigenvectors (columns) of a symmetric (..., n, n) a."""
+    d, v = _jacobi(a, one_sided=False)
+    w = _diagonal(d)
+    idx = argsort(w, axis=-1)
+    (v,) = _sort_columns(idx, v)
+    return take_along_axis(w, idx, axis=-1), v
+
+
+def _eigh_core(a: Tracer) -> tuple[Tracer, Tracer]:
+    return _eigh_loop(a)
+
+
+_eigh_core = custom_jvp(_eigh_core)
+
+
+@_eigh_core.defjvp
+def _eigh_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Any, Any]:
+    """JAX's rule: with dA symmetrized and X = V^T dA V, dw = diag(X), dV = V (F o X),
+    F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it."""
+    (a,), (da,) = primals, tangents
+    w, v = _eigh_loop(a)
+    da = 0.5 * (da + _mT(da))
+    x = np_api.matmul(_mT(v), np_api.matmul(da, v))
+    n = w.shape[-1]
+    eye = lax.compare("eq", _iota((n, n), 0), _iota((n, n), 1))
+    diff = lax.reshape(w, (*w.shape[:-1], 1, n)) - lax.reshape(w, (*w.shape, 1))
+    f = _where(eye, full((), 0, a.dtype), 1.0 / _where(eye, full((), 1, a.dtype), diff))
+    return (w, v), (_diagonal(x), np_api.matmul(v, f * x))
+
+
+def _uplo_lower(op_name: str, uplo: Any) -> bool:
+    if uplo not in ("L", "U"):
+        raise ValueError(f"{op_name}: UPLO must be 'L' or 'U', got {uplo!r}{user_site()}")
+    return uplo == "L"
+
+
+@api
+def eigh(a: Any, UPLO: str = "L", symmetrize_input: bool = True) -> tuple[Tracer, Tracer]:  # noqa: N803
+    """jax.numpy.linalg.eigh of a symmetric (..., n, n) a: (w, v), the eigenvalues ascending and
+    the eigenvectors as the columns of v (a v = v diag(w)), by parallel cyclic Jacobi rotations. With
+    `symmetrize_input` (the default, as JAX) a is replaced by (a + a^T) / 2; without it only the
+    `UPLO` triangle ('L' or 'U') is read, as numpy. Eigenvector signs are arbitrary (not numpy's).
+    The derivative is JAX's: degenerate eigenvalues make the eigenvectors' derivative inf/NaN."""
+    lower = _uplo_lower("eigh", UPLO)
+    t = _square("eigh", a)
+    t = 0.5 * (t + _mT(t)) if symmetrize_input else _symmetric_from(t, lower)
+    return _eigh_core(t)
+
+
+@api
+def eigvalsh(a: Any, UPLO: str = "L", symmetrize_input: bool = True) -> Tracer:  # noqa: N803
+    """numpy.linalg.eigvalsh: eigh's eigenvalues, ascending (their derivative diag(V^T dA V) is
+    finite even for degenerate eigenvalues)."""
+    return eigh(a, UPLO, symmetrize_input)[0]
+
+
+# --- SVD ---------------------------------------------------------------------------------------
+
+
+def _svd_tall(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """Reduced (u, s, vt) of a (..., m, n) a with m >= n, s descending."""
+    av, v = _jacobi(a, one_sided=True)
+    s = _safe_sqrt(np_api.sum(av * av, axis=-2))
+    idx = argsort(-s, axis=-1)
+    s = take_along_axis(s, idx, axis=-1)
+    av, v = _sort_columns(idx, av, v)
+    q, r = _qr_loop(av)
+    sign = _where(_diagonal(r) < 0, full((), -1, a.dtype), full((), 1, a.dtype))
+    u = q * lax.reshape(sign, (*sign.shape[:-1], 1, sign.shape[-1]))
+    return u, s, _mT(v)
+
+
+def _svd_loop(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """Reduced (u (..., m, k), s (..., k), vt (..., k, n)), k = min(m, n): a wide a is done as a^T."""
+    m, n = a.shape[-2:]
+    if m >= n:
+        return _svd_tall(a)
+    u, s, vt = _svd_tall(_mT(a))
+    return _mT(vt), s, _mT(u)
+
+
+def _svd_core(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    return _svd_loop(a)
+
+
+_svd_core = custom_jvp(_svd_core)
+
+
+def _row_vec(s: Tracer) -> Tracer:
+    return lax.reshape(s, (*s.shape[:-1], 1, s.shape[-1]))
+
+
+@_svd_core.defjvp
+def _svd_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Any, Any]:
+    """JAX's `_svd_jvp_rule` (reduced): with dS = U^T dA V, ds = diag(dS),
+    F_ij = 1 / (s_j^2 - s_i^2) (0 on the diagonal), dU = U (F o (dS S + S dS^T) + (dS - dS^T) / 2 S^{-1})
+    + (I - U U^T) dA V S^{-1} (m > n), dV = V (F o (S dS + dS^T S)) + (I - V V^T) dA^T U S^{-1} (n > m)."""
+    (a,), (da,) = primals, tangents
+    u, s, vt = _svd_loop(a)
+    v = _mT(vt)
+    k = s.shape[-1]
+    m, n = a.shape[-2:]
+    ds_mat = np_api.matmul(_mT(u), np_api.matmul(da, v))
+    ds = _diagonal(ds_mat)
+    s_row = _row_vec(s)
+    s_col = _mT(s_row)
+    eye = _eye_like(full((k, k), 0, a.dtype))
+    diffs = (s_row + s_col) * (s_row - s_col)
+    f = 1.0 / (diffs + eye) - eye
+    dss = s_row * ds_mat
+    sds = s_col * ds_mat
+    zero_s = lax.convert(s == 0, a.dtype)
+    s_inv = 1.0 / (s + zero_s) - zero_s
+    du = np_api.matmul(u, f * (dss + _mT(dss)) + 0.5 * (ds_mat - _mT(ds_mat)) * (eye * _row_vec(s_inv)))
+    dv = np_api.matmul(v, f * (sds + _mT(sds)))
+    if m > n:
+        dav = np_api.matmul(da, v)
+        du = du + (dav - np_api.matmul(u, np_api.matmul(_mT(u), dav))) / s_row
+    if n > m:
+        dau = np_api.matmul(_mT(da), u)
+        dv = dv + (dau - np_api.matmul(v, np_api.matmul(vt, dau))) / s_row
+    return (u, s, vt), (du, ds, _mT(dv))
+
+
+def _svdvals_core(a: Tracer) -> Tracer:
+    return _svd_loop(a)[1]
+
+
+_svdvals_core = custom_jvp(_svdvals_core)
+
+
+@_svdvals_core.defjvp
+def _svdvals_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Tracer, Tracer]:
+    """ds = diag(U^T dA V) (finite also for repeated singular values)."""
+    (a,), (da,) = primals, tangents
+    u, s, vt = _svd_loop(a)
+    return s, _diagonal(np_api.matmul(_mT(u), np_api.matmul(da, _mT(vt))))
+
+
+def _matrix_arg(op_name: str, x: Any) -> Tracer:
+    t = _float_array(op_name, x)
+    if t.ndim < 2:
+        raise ShapeError(f"{op_name}: expected a matrix or a stack of them, shape (..., m, n), got {t.shape}{user_site()}")
+    return t
+
+
+@api
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
+    """numpy.linalg.svd: (u, s, vh) with a = u diag(s) vh, s descending, by one-sided Jacobi;
+    only s with `compute_uv=False`. Reduced u (..., m, k), vh (..., k, n), k = min(m, n), with
+    `full_matrices=False`; `full_matrices=True` is the same for square a and not supported
+    otherwise. Singular vector signs are arbitrary (not numpy's). Derivatives are JAX's rules;
+    u's and vh's are inf/NaN at repeated (or, for the extra columns of a non-square a, zero)
+    singular values, s's are always finite."""
+    if hermitian:
+        raise NotImplementedError(f"svd: hermitian=True is not supported; use eigh{user_site()}")
+    t = _matrix_arg("svd", a)
+    if not compute_uv:
+        return _svdvals_core(t)
+    m, n = t.shape[-2:]
+    if full_matrices and m != n:
+        raise NotImplementedError(
+            f"svd: full_matrices=True on a non-square matrix (shape {t.shape}) is not supported; use full_matrices=False{user_site()}"
+        )
+    return _svd_core(t)
+
+
+@api
+def svdvals(x: Any) -> Tracer:
+    """numpy.linalg.svdvals: the singular values, descending (svd with compute_uv=False)."""
+    return _svdvals_core(_matrix_arg("svdvals", x))
+
+
+# --- pinv, lstsq, matrix_rank, cond ------------------------------------------------------------
+
+
+def _static_float(op_name: str, what: str, v: Any) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, Tracer) or np.ndim(v) != 0:
+        raise TypeError(f"{op_name}: {what} must be None or a Python float, not an array or a traced value{user_site()}")
+    return float(v)
+
+
+def _pinv_loop(a: Tracer, rtol: float, strict: bool) -> Tracer:
+    """V diag(1/s) U^T over the singular values above rtol * s_max (>= with strict False)."""
+    u, s, vt = _svd_loop(a)
+    cutoff = rtol * lax.slice(s, [0] * s.ndim, [*s.shape[:-1], 1], [1] * s.ndim)
+    keep = s > cutoff if strict else s >= cutoff
+    s_inv = _where(keep, 1.0 / _where(keep, s, full((), 1, a.dtype)), full((), 0, a.dtype))
+    return np_api.matmul(_mT(vt) * _row_vec(s_inv), _mT(u))
+
+
+_PINV: dict[tuple[float, bool], custom_jvp] = {}
+
+
+def _pinv(rtol: float, strict: bool) -> custom_jvp:
+    """The custom_jvp pseudo-inverse for one cutoff, with Golub and Pereyra's derivative (as JAX):
+    dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P."""
+    key = (rtol, strict)
+    if key not in _PINV:
+
+        def primal(a: Tracer) -> Tracer:
+            return _pinv_loop(a, rtol, strict)
+
+        f = custom_jvp(primal)
+
+        @f.defjvp
+        def _rule(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Tracer, Tracer]:
+            (a,), (da,) = primals, tangents
+            p = _pinv_loop(a, rtol, strict)
+            pt, dat = _mT(p), _mT(da)
+            dp = -np_api.matmul(p, np_api.matmul(da, p))
+            dp = dp + np_api.matmul(np_api.matmul(p, pt), dat - np_api.matmul(dat, np_api.matmul(a, p)))
+            dp = dp + np_api.matmul(dat - np_api.matmul(np_api.matmul(p, a), dat), np_api.matmul(pt, p))
+            return p, dp
+
+        _PINV[key] = f
+    return _PINV[key]
+
+
+def _default_rtol(t: Tracer) -> float:
+    return float(np.finfo(np.dtype(t.dtype)).eps) * max(t.shape[-2:])
+
+
+@api
+def pinv(a: Any, rtol: Any = None, hermitian: bool = False) -> Tracer:
+    """jax.numpy.linalg.pinv: the Moore-Penrose pseudo-inverse (..., n, m) from the SVD, singular
+    values <= rtol * s_max dropped (rtol a Python float; default max(m, n) * eps). The derivative
+    is JAX's (Golub-Pereyra), correct where the rank does not change."""
+    if hermitian:
+        raise NotImplementedError(f"pinv: hermitian=True is not supported{user_site()}")
+    t = _matrix_arg("pinv", a)
+    r = _static_float("pinv", "rtol", rtol)
+    return _pinv(_default_rtol(t) if r is None else r, True)(t)
+
+
+@api
+def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Tracer, Tracer, Tracer, Tracer]:
+    """jax.numpy.linalg.lstsq of a 2-D (m, n) a: (x, residuals, rank, s). x minimizes |a x - b|
+    (the minimum-norm one), from the SVD with singular values < rcond * s_max dropped (rcond a
+    Python float; default max(m, n) * eps); b (m,) or (m, k). As JAX (not numpy), residuals are
+    always |b - a x|^2 per column, shape (k,) (or (1,) for a vector b); rank is int32; s the
+    singular values. x's derivative is the pseudo-inverse's."""
+    at = _float_array("lstsq", a)
+    bt = _float_array("lstsq", b)
+    if at.ndim != 2:
+        raise ShapeError(f"lstsq: a must be 2-D, got shape {at.shape}{user_site()}")
+    if bt.ndim not in (1, 2) or bt.shape[0] != at.shape[0]:
+        raise ShapeError(f"lstsq: b must be (m,) or (m, k) with m = {at.shape[0]}, got shape {bt.shape}{user_site()}")
+    d = dtypes.promote(at.dtype, bt.dtype)
+    at, bt = lax.convert(at, d), lax.convert(bt, d)
+    vector = bt.ndim == 1
+    if vector:
+        bt = lax.reshape(bt, (bt.shape[0], 1))
+    r = _static_float("lstsq", "rcond", rcond)
+    r = _default_rtol(at) if r is None else r
+    x = np_api.matmul(_pinv(r, False)(at), bt)
+    resid = np_api.sum((bt - np_api.matmul(at, x)) ** 2, axis=0)
+    s = _svdvals_core(at)
+    cutoff = r * lax.slice(s, [0], [1], [1])
+    rank = np_api.sum(lax.convert(s >= cutoff, dtypes.int32))
+    return (lax.reshape(x, (x.shape[0],)) if vector else x), resid, rank, s
+
+
+@api
+def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Tracer:  # noqa: N803
+    """numpy.linalg.matrix_rank (int32, as JAX): the number of singular values > tol (absolute), or
+    > rtol * s_max (default rtol max(m, n) * eps). A 1-D (or 0-D) input: 1 unless it is all zero."""
+    t = _float_array("matrix_rank", A)
+    if t.ndim < 2:
+        return lax.convert(np_api.sum(lax.convert(t != 0, dtypes.int32)) > 0, dtypes.int32)
+    s = _svdvals_core(t)
+    if tol is not None:
+        cutoff = lax.convert(lift(tol), s.dtype)
+        cutoff = lax.reshape(cutoff, (*cutoff.shape, 1))
+    else:
+        rr = _static_float("matrix_rank", "rtol", rtol)
+        cutoff = (_default_rtol(t) if rr is None else rr) * lax.slice(s, [0] * s.ndim, [*s.shape[:-1], 1], [1] * s.ndim)
+    return np_api.sum(lax.convert(s > cutoff, dtypes.int32), axis=-1)
+
+
+@api
+def cond(x: Any, p: Any = None) -> Tracer:
+    """numpy.linalg.cond: s_max / s_min for p None or 2 (s_min / s_max for -2), else
+    norm(x, p) * norm(inv(x), p) (square x). inf for a singular x."""
+    t = _matrix_arg("cond", x)
+    if p is None or (not isinstance(p, str) and p in (2, -2)):
+        s = svdvals(t)
+        k = s.shape[-1]
+        hi = lax.reshape(lax.slice(s, [0] * s.ndim, [*s.shape[:-1], 1], [1] * s.ndim), s.shape[:-1])
+        lo = lax.reshape(lax.slice(s, [0] * (s.ndim - 1) + [k - 1], list(s.shape), [1] * s.ndim), s.shape[:-1])
+        return lo / hi if p == -2 else hi / lo
+    t = _square("cond", t)
+    return norm(t, p, axis=(-2, -1)) * norm(inv(t), p, axis=(-2, -1))

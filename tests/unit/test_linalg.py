@@ -1,5 +1,6 @@
 """`ig.linalg` factorizations and solves (cholesky, solve_triangular, cho_factor/cho_solve,
-lu_factor/lu/lu_solve, solve, inv, det, slogdet, matrix_power, qr) against numpy.linalg and
+lu_factor/lu/lu_solve, solve, inv, det, slogdet, matrix_power, qr; eigh, eigvalsh, svd, svdvals,
+pinv, lstsq, matrix_rank, cond, the 2-norms) against numpy.linalg and
 scipy.linalg: float64 on well-conditioned random matrices of sizes 1, 2, 5, 17 and a (3, 4)
 batch, float32, eagerly, on the interpreter and compiled; derivatives at first and second order
 against finite differences and closed forms; the gradient's IR holds no tape of the loops;
@@ -399,3 +400,185 @@ def test_errors() -> None:
         L.qr(np.ones((3, 2)), mode="complete")
     with pytest.raises(ig.DTypeError, match="float16 is not supported"):
         L.inv(np.eye(2, dtype=np.float16))
+
+
+# --- eigh, svd and what is built on them ------------------------------------------------------------
+
+SPECTRAL_SHAPES = [(1, 1), (2, 2), (5, 5), (8, 8), (2, 3, 4, 4)]
+
+
+def _sw(m: np.ndarray) -> np.ndarray:
+    return np.swapaxes(m, -1, -2)
+
+
+def _spectral_inputs(seed: int, shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    m = rng.standard_normal(shape)
+    n = shape[-1]
+    return {
+        "sym": m + _sw(m),
+        "upper_only": np.triu(m + _sw(m)) + np.tril(100 * rng.standard_normal(shape), -1),  # only the upper triangle is read
+        "a": general(rng, shape),
+        "tall": rng.standard_normal((*shape[:-2], n + 2, n)),
+        "wide": rng.standard_normal((*shape[:-2], n, n + 3)),
+    }
+
+
+def _spectral(x: dict, everything: bool) -> dict:
+    """eigh and svd; with `everything`, the functions built on them too (tracing each costs time)."""
+    L = ig.linalg
+    out = {
+        "eigh": L.eigh(x["sym"]),
+        "eigh_U": L.eigh(x["upper_only"], UPLO="U", symmetrize_input=False),
+        "svd": L.svd(x["a"]),
+        "svd_tall": L.svd(x["tall"], full_matrices=False),
+        "svd_wide": L.svd(x["wide"], full_matrices=False),
+    }
+    if everything:
+        out.update({
+            "eigvalsh": L.eigvalsh(x["sym"]),
+            "svdvals": L.svd(x["tall"], compute_uv=False),
+            "svdvals_wide": L.svdvals(x["wide"]),
+            "pinv": L.pinv(x["tall"]),
+            "norm": (L.norm(x["a"], 2, axis=(-2, -1)), L.norm(x["wide"], -2, axis=(-1, -2), keepdims=True)),
+            "rank_cond": (L.matrix_rank(x["tall"]), L.cond(x["a"]), L.cond(x["a"], -2), L.cond(x["a"], 1)),
+        })  # fmt: skip
+    return out
+
+
+def _check_spectral(got: dict, x: dict, rtol: float, where: str) -> None:
+    sym, scale = x["sym"], max(np.abs(x["sym"]).max(), 1.0)
+    n = sym.shape[-1]
+    for key in ("eigh", "eigh_U"):
+        w, v = got[key]
+        np.testing.assert_allclose(w, np.linalg.eigvalsh(sym), rtol=rtol, atol=rtol * scale, err_msg=f"{where} {key}")
+        np.testing.assert_allclose(sym @ v, v * w[..., None, :], atol=rtol * scale, err_msg=f"{where} {key} residual")
+        np.testing.assert_allclose(_sw(v) @ v, np.broadcast_to(np.eye(n), v.shape), atol=rtol, err_msg=f"{where} {key}")
+    for key, m in (("svd", x["a"]), ("svd_tall", x["tall"]), ("svd_wide", x["wide"])):
+        u, s, vt = got[key]
+        k = min(m.shape[-2:])
+        assert u.shape == (*m.shape[:-1], k) and vt.shape == (*m.shape[:-2], k, m.shape[-1]), key
+        sc = np.abs(m).max()
+        np.testing.assert_allclose(s, np.linalg.svd(m, compute_uv=False), rtol=rtol, atol=rtol * sc, err_msg=f"{where} {key}")
+        np.testing.assert_allclose((u * s[..., None, :]) @ vt, m, atol=rtol * sc, err_msg=f"{where} {key} u s vt")
+        eye = np.broadcast_to(np.eye(k), (*m.shape[:-2], k, k))
+        np.testing.assert_allclose(_sw(u) @ u, eye, atol=rtol, err_msg=f"{where} {key} u")
+        np.testing.assert_allclose(vt @ _sw(vt), eye, atol=rtol, err_msg=f"{where} {key} vt")
+    if "eigvalsh" not in got:
+        return
+    np.testing.assert_allclose(got["eigvalsh"], np.linalg.eigvalsh(sym), rtol=rtol, atol=rtol * scale)
+    np.testing.assert_allclose(got["svdvals"], np.linalg.svd(x["tall"], compute_uv=False), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(got["svdvals_wide"], np.linalg.svd(x["wide"], compute_uv=False), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(got["pinv"], np.linalg.pinv(x["tall"]), rtol=rtol, atol=rtol, err_msg=f"{where} pinv")
+    a, wide = x["a"], x["wide"]
+    assert_close({"norm": got["norm"]}, {"norm": (np.linalg.norm(a, 2, axis=(-2, -1)), np.linalg.norm(wide, -2, axis=(-1, -2), keepdims=True))}, rtol, where)
+    want = (np.linalg.matrix_rank(x["tall"]).astype(np.int32), np.linalg.cond(a), np.linalg.cond(a, -2), np.linalg.cond(a, 1))
+    assert_close({"rank_cond": got["rank_cond"]}, {"rank_cond": want}, rtol * 10, where)
+
+
+def test_eigh_svd_and_friends_match_numpy_in_float64() -> None:
+    """Sizes 1, 2, 5, 8 and a (2, 3) batch, in one program on the interpreter; pinv, norm, cond,
+    matrix_rank, eigvalsh and svdvals on the last two only."""
+    xs = [_spectral_inputs(100 + k, shape) for k, shape in enumerate(SPECTRAL_SHAPES)]
+    got = ig.jit(lambda xs: [_spectral(x, k >= 3) for k, x in enumerate(xs)], backend="interp")(xs)
+    for shape, x, g in zip(SPECTRAL_SHAPES, xs, got):
+        _check_spectral(g, x, 1e-12, f"{shape}:")
+
+
+def test_eigh_compiled_float64_and_float32_and_eager() -> None:
+    x = _spectral_inputs(7, (2, 3, 4, 4))["sym"]
+    w, v = ig.jit(ig.linalg.eigh)(x)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(x), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(x @ v, v * w[..., None, :], atol=1e-12)
+    w32, v32 = ig.linalg.eigh(x.astype(np.float32))
+    assert w32.dtype == v32.dtype == np.float32
+    np.testing.assert_allclose(w32, np.linalg.eigvalsh(x), atol=1e-5)
+    # Eagerly, and an integer input becomes float32.
+    w_eager = ig.linalg.eigvalsh(x[0, 0])
+    np.testing.assert_allclose(w_eager, np.linalg.eigvalsh(x[0, 0]), rtol=1e-12, atol=1e-13)
+    s = ig.linalg.svdvals(np.array([[3, 0], [0, 4]]))
+    assert s.dtype == np.float32 and list(s) == [4.0, 3.0]
+
+
+def test_lstsq_pinv_and_rank_deficient_inputs() -> None:
+    rng = np.random.default_rng(9)
+    a, b, bm = rng.standard_normal((6, 4)), rng.standard_normal(6), rng.standard_normal((6, 2))
+    for rhs in (b, bm):
+        got, want = ig.linalg.lstsq(a, rhs), np.linalg.lstsq(a, rhs)
+        for g, w in zip(got, want):
+            assert np.shape(g) == np.shape(w)
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
+        assert got[2].dtype == np.int32
+    # Rank 2 (of 4): a zero singular value is dropped, u stays orthonormal, x is the minimum-norm one.
+    low = rng.standard_normal((6, 2)) @ rng.standard_normal((2, 4))
+    u, s, vt = ig.linalg.svd(low, full_matrices=False)
+    np.testing.assert_allclose(_sw(u) @ u, np.eye(4), atol=1e-13)
+    np.testing.assert_allclose((u * s) @ vt, low, atol=1e-13)
+    np.testing.assert_allclose(ig.linalg.pinv(low), np.linalg.pinv(low), rtol=1e-10, atol=1e-12)
+    x, resid, rank, sv = ig.linalg.lstsq(low, bm)
+    np.testing.assert_allclose(x, np.linalg.lstsq(low, bm)[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(resid, np.sum((bm - low @ x) ** 2, axis=0), rtol=1e-12)  # JAX: residuals always
+    assert rank == 2 and ig.linalg.matrix_rank(low) == 2 and ig.linalg.matrix_rank(low, tol=10.0) == np.sum(sv > 10)
+    assert ig.linalg.matrix_rank(np.zeros(3)) == 0 and ig.linalg.matrix_rank(np.ones(3)) == 1
+    # Repeated eigenvalues: eigh is still right; the eigenvalues' derivative is finite, the
+    # eigenvectors' is not (as JAX).
+    q, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    rep = (q * np.array([1.0, 1.0, 2.0, 3.0])) @ q.T
+    w, v = ig.linalg.eigh(rep)
+    np.testing.assert_allclose(w, [1, 1, 2, 3], atol=1e-13)
+    np.testing.assert_allclose(rep @ v, v * w, atol=1e-13)
+    np.testing.assert_allclose(ig.grad(lambda m: ig.linalg.eigvalsh(m)[3])(rep), np.outer(q[:, 3], q[:, 3]), atol=1e-12)
+    _, dv = ig.jvp(lambda m: ig.linalg.eigh(m)[1], (rep,), (np.ones((4, 4)),))
+    assert np.abs(dv).max() > 1e10  # 1 / (w_1 - w_0), w_1 - w_0 at roundoff level
+    _, dv = ig.jvp(lambda m: ig.linalg.eigh(m)[1], (np.diag([1.0, 1.0, 2.0, 3.0]),), (np.ones((4, 4)),))
+    assert not np.isfinite(dv).all()  # exactly equal eigenvalues: inf / NaN
+
+
+C4 = RNG.standard_normal(4)
+W4 = RNG.standard_normal((4, 4))
+SYM4 = (lambda m: m + m.T)(RNG.standard_normal((4, 4)))
+
+
+def _recon(w, v):
+    return ig.sum(((v * w) @ v.T) * W4)
+
+
+@pytest.mark.parametrize(
+    "name, fn, args",
+    [
+        ("eigh_w_recon_abs_v", lambda a: (lambda w, v: (w * C4, _recon(w, v), ig.abs(v.T @ C4)))(*ig.linalg.eigh(a)), (SYM4,)),
+        ("eigvalsh_upper", lambda a: ig.linalg.eigvalsh(a, UPLO="U", symmetrize_input=False), (SYM4,)),
+        ("svdvals_batched_wide", lambda a: ig.linalg.svd(a, compute_uv=False), (RNG.standard_normal((2, 3, 4)),)),
+        ("svd_tall_sign_free", lambda a: (lambda u, s, vt: ((u * s) @ vt, ig.abs(u.T @ C4), ig.abs(vt @ C4[:3])))(
+            *ig.linalg.svd(a, full_matrices=False)), (RNG.standard_normal((4, 3)),)),
+        ("svd_wide_sign_free", lambda a: (lambda u, s, vt: (u @ W4[:3, :3] @ vt, ig.abs(vt @ C4)))(
+            *ig.linalg.svd(a, full_matrices=False)), (RNG.standard_normal((3, 4)),)),
+        ("pinv", ig.linalg.pinv, (RNG.standard_normal((4, 3)),)),
+        ("lstsq", lambda a, b: ig.linalg.lstsq(a, b)[:2], (RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2)))),
+        ("norm2_cond", lambda a: (ig.linalg.norm(a, -2), ig.linalg.cond(a)), (A3,)),
+    ],
+)
+def test_spectral_derivatives_match_finite_differences(name, fn, args) -> None:
+    ig.check_grads(fn, args, order=1, modes=("fwd", "rev"))
+
+
+def test_spectral_errors() -> None:
+    L = ig.linalg
+    with pytest.raises(ig.ShapeError, match=r"eigh: expected a square matrix .* got \(2, 3\)"):
+        L.eigh(np.ones((2, 3)))
+    with pytest.raises(ig.ShapeError, match=r"eigh: expected a square matrix .* got \(3,\)"):
+        L.eigvalsh(np.ones(3))
+    with pytest.raises(ValueError, match="eigh: UPLO must be 'L' or 'U'"):
+        L.eigh(np.eye(2), UPLO="X")
+    with pytest.raises(ig.ShapeError, match=r"svd: expected a matrix .* got \(3,\)"):
+        L.svd(np.ones(3))
+    with pytest.raises(NotImplementedError, match="svd: full_matrices=True on a non-square"):
+        L.svd(np.ones((3, 2)))
+    with pytest.raises(ig.ShapeError, match="lstsq: a must be 2-D"):
+        L.lstsq(np.ones((2, 3, 3)), np.ones(3))
+    with pytest.raises(ig.ShapeError, match=r"lstsq: b must be \(m,\) or \(m, k\) with m = 3"):
+        L.lstsq(np.ones((3, 2)), np.ones(4))
+    with pytest.raises(TypeError, match="pinv: rtol must be None or a Python float"):
+        L.pinv(np.eye(2), rtol=np.ones(2))
+    with pytest.raises(ig.ShapeError, match=r"cond: expected a square matrix"):
+        L.cond(np.ones((2, 3)), 1)
