@@ -177,7 +177,8 @@ def _merge_index_arrays(y: Tracer, axes: list[int], idxs: list[Tracer]) -> tuple
     merged += [y.shape[a] for a in range(len(before) + len(axes), y.ndim)]
     y = lax.reshape(y, merged)
     shape = broadcast_shapes("indexing", *[i.shape for i in idxs])
-    d = dtypes.int64 if any(i.dtype == dtypes.int64 for i in idxs) else dtypes.int32
+    wide = any(i.dtype == dtypes.int64 for i in idxs) or int(np.prod(sizes)) >= 2**31
+    d = dtypes.int64 if wide else dtypes.int32  # the flat index must fit
     flat: Tracer | None = None
     for idx, n in zip(idxs, sizes):
         i = broadcast_to(lax.convert(idx, d) if idx.dtype != d else idx, shape)

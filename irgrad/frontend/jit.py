@@ -254,7 +254,6 @@ class Jitted:
         # which np.asarray would have made float64.
         return program(*tree_unflatten(program.traced.in_tree, leaves))
 
-
     def _call_with_keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Keyword arguments as JAX takes them: those naming positional parameters are bound
         to their positions (defaults filled in), so static_argnums/static_argnames and the
@@ -275,13 +274,11 @@ class Jitted:
             return self(*args)
         static = {k: v for k, v in rest.items() if k in self.static_kwnames}
         names = tuple(sorted(k for k in rest if k not in static))
-        try:
-            key = (names, tuple(sorted(static.items())))
-            hash(key)
-        except TypeError:
-            bad = next(k for k, v in static.items() if not _hashable(v))
-            raise TypeError(f"jit: static argument {bad!r} of {function_name(self.fn)} must be "
-                            f"hashable, got {type(static[bad]).__name__}") from None
+        for name, value in static.items():
+            if not _hashable(value):
+                raise TypeError(f"jit: static argument {name!r} of {function_name(self.fn)} must be "
+                                f"hashable, got {type(value).__name__}{user_site()}")
+        key = (names, tuple(sorted(static.items())))
         variant = self._keyword_variants.get(key)
         if variant is None:
             fn = self.fn
