@@ -107,7 +107,8 @@ def relu6(x: Any) -> Tracer:
     """min(max(x, 0), 6); the gradient is 1 on (0, 6) only, 0 at both kinks (as JAX)."""
     t = _float("relu6", x)
     inside = (t > 0) & (t < 6)
-    return np_api.where(inside, t, np_api.where(t >= 6, np.asarray(6, t.dtype), np.asarray(0, t.dtype)))
+    clipped = np_api.where(t >= 6, np.asarray(6, t.dtype), np_api.where(t <= 0, np.asarray(0, t.dtype), t))
+    return np_api.where(inside, t, clipped)  # NaN fails every compare: it stays NaN, as in JAX
 
 
 @api

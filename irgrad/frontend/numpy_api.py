@@ -73,7 +73,16 @@ true_divide = divide
 def floor_divide(x: Any, y: Any) -> Tracer:
     (a, b), d = operands("floor_divide", x, y)
     if dtypes.is_float(d):
-        return floor(lax.binary(nn.DivOp, a, b))
+        q = floor(lax.binary(nn.DivOp, a, b))
+        # numpy's divmod at the infinities: an infinite dividend gives NaN; a finite nonzero
+        # one over an infinite divisor of the other sign gives -1 (its remainder is that
+        # infinity), where floor(x / y) would say -0.
+        a_inf, b_inf = _is_inf(a), _is_inf(b)
+        zero = _full(a.shape, 0, d)
+        signs_differ = lax.compare("ne", lax.compare("lt", a, zero), lax.compare("lt", b, zero))
+        minus_one = lax.select(lax.compare("ne", a, zero), signs_differ, lax.compare("ne", a, a))
+        q = lax.select(lax.select(b_inf, minus_one, b_inf), _full(a.shape, -1, d), q)
+        return lax.select(a_inf, _full(a.shape, float("nan"), d), q)
     # Truncating division corrected toward -inf where the signs differ and it is inexact.
     q = lax.binary(nn.DivOp, a, b)
     r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, q, b))
@@ -82,6 +91,13 @@ def floor_divide(x: Any, y: Any) -> Tracer:
     signs_differ = lax.compare("ne", lax.compare("lt", r, zero), lax.compare("lt", b, zero))
     fix = lax.select(lax.select(inexact, signs_differ, inexact), _full(a.shape, 1, d), zero)
     return lax.binary(nn.SubOp, q, fix)
+
+
+def _is_inf(t: Tracer) -> Tracer:
+    """|t| == inf, as a compare (no abs: -inf and inf checked apart)."""
+    pos = lax.compare("eq", t, _full(t.shape, float("inf"), t.dtype))
+    neg = lax.compare("eq", t, _full(t.shape, float("-inf"), t.dtype))
+    return lax.select(pos, pos, neg)
 
 
 @api
@@ -97,6 +113,10 @@ def remainder(x: Any, y: Any) -> Tracer:
     zero = _full(a.shape, 0, d)
     if dtypes.is_float(d):
         r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, floor(lax.binary(nn.DivOp, a, b)), b))
+        # A finite x over an infinite y: x itself (then the sign rule below makes it +-inf
+        # where the signs differ), as numpy; x - floor(x / y) * y would be 0 * inf = NaN.
+        finite_over_inf = lax.select(_is_inf(b), lax.compare("eq", lax.binary(nn.SubOp, a, a), zero), _is_inf(b))
+        r = lax.select(finite_over_inf, a, r)
     else:
         q = lax.binary(nn.DivOp, a, b)
         r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, q, b))
@@ -108,6 +128,7 @@ def remainder(x: Any, y: Any) -> Tracer:
         # Rounding can land exactly on |y|: numpy's result is then 0 with y's sign... or y - ulp;
         # keep it inside the half-open interval.
         at_y = lax.compare("eq", r, b)
+        at_y = lax.select(_is_inf(b), lax.compare("ne", b, b), at_y)  # +-inf is the answer there
         r = lax.select(at_y, zero, r)
     return r
 

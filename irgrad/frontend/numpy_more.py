@@ -373,10 +373,16 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Tracer, ...]:
 
 
 @api
-def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str = "clip") -> Tracer:
-    """Index arrays (one per dimension) to flat C-order indices. `mode` "clip" clamps each
-    index into its dimension and "wrap" takes it modulo the dimension; numpy's default
-    "raise" needs the values, so it is not offered (JAX's choice too)."""
+def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str = "clip",
+                      order: str = "C") -> Tracer:
+    """Index arrays (one per dimension) to flat indices in C (row-major) or F (column-major)
+    order. `mode` "clip" clamps each index into its dimension and "wrap" takes it modulo the
+    dimension; numpy's default "raise" needs the values, so it is not offered (JAX's choice
+    too)."""
+    if order not in ("C", "F"):
+        raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}{user_site()}")
+    if order == "F":
+        return ravel_multi_index(list(multi_index)[::-1], list(dims)[::-1], mode, "C")
     sizes = tuple(int(d) for d in dims)
     if len(multi_index) != len(sizes):
         raise ValueError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(sizes)} "
@@ -423,8 +429,8 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
         pos = lax.iota(out.shape, axis % out.ndim, dtypes.int32)
         ends = [(0, np_api.abs(s))] + ([(n - 1, np_api.abs(e))] if endpoint and n > 1 else [])
         for k, v in ends:
-            out = np_api.where(pos == k, broadcast_to(np_api.expand_dims(v, axis) if v.ndim else v, out.shape), out)
-    out = out * (np_api.expand_dims(sign, axis) if sign.ndim else sign)
+            out = np_api.where(pos == k, broadcast_to(shape_api.expand_dims(v, axis) if v.ndim else v, out.shape), out)
+    out = out * (shape_api.expand_dims(sign, axis) if sign.ndim else sign)
     return out if dtype is None else lax.convert(out, dtypes.canonical(dtype))
 
 

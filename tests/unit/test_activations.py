@@ -177,3 +177,11 @@ def test_dot_product_attention_errors() -> None:
         ig.nn.dot_product_attention(q, np.zeros((2, 5, 3, 8)), np.zeros((2, 5, 3, 8)))
     with pytest.raises(ig.ShapeError, match="query must be"):
         ig.nn.dot_product_attention(q[0], q, q)
+
+
+def test_relu6_and_hard_sigmoid_keep_nan() -> None:
+    """NaN propagates, as in JAX (a select on `inside` alone once made it 0)."""
+    x = np.array([np.nan, 1.0, -1.0, 7.0])
+    got = ig.relu6(x)
+    assert np.isnan(got[0]) and np.array_equal(got[1:], [1.0, 0.0, 6.0])
+    assert np.isnan(ig.hard_sigmoid(x)[0])

@@ -536,3 +536,17 @@ def test_remainder_gradient():
     np.testing.assert_array_equal(np.asarray(gx), np.ones_like(x))
     gy = ig.grad(lambda b: ig.sum(x % b))(np.float64(1.5))
     np.testing.assert_allclose(float(gy), -np.sum(np.floor(x / 1.5)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_remainder_and_floor_divide_at_the_infinities(dtype):
+    """numpy's divmod: x % +-inf is x (or +-inf where the signs differ), x // +-inf is 0 or
+    -1, an infinite or NaN dividend gives NaN; compiled and eager alike."""
+    x = np.array([5.0, 0.5, -0.5, np.inf, 0.0, -2.0, -np.inf, np.nan, 3.0], dtype)
+    y = np.array([np.inf, -np.inf, np.inf, 1.0, np.inf, -np.inf, 3.0, 1.0, 2.0], dtype)
+    with np.errstate(invalid="ignore"):
+        want_r, want_q = np.remainder(x, y), np.floor_divide(x, y)
+    for got_r, got_q in ((ig.remainder(x, y), ig.floor_divide(x, y)),
+                         ig.jit(lambda a, b: (a % b, a // b))(x, y)):
+        np.testing.assert_array_equal(got_r, want_r)
+        np.testing.assert_array_equal(got_q, want_q)

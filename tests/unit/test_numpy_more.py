@@ -165,3 +165,12 @@ def test_static_queries_and_broadcasting():
     seen = []
     ig.trace(lambda x: seen.append((ig.size(x), ig.ndim(x), ig.shape(x), ig.isscalar(x[0, 0]))) or x, A)
     assert seen == [(12, 2, (3, 4), True)]
+
+
+def test_geomspace_of_arrays_and_ravel_multi_index_in_fortran_order():
+    start, stop = np.array([1.0, 2.0]), np.array([100.0, 8.0])
+    _same(ig.geomspace(start, stop, num=3), np.geomspace(start, stop, num=3))
+    _same(ig.geomspace(start, stop, num=4, axis=1), np.geomspace(start, stop, num=4, axis=1))
+    idx = (np.array([0, 2, 1], np.int32), np.array([1, 3, 0], np.int32))
+    np.testing.assert_array_equal(ig.ravel_multi_index(idx, (3, 4), order="F"),
+                                  np.ravel_multi_index(idx, (3, 4), order="F"))
