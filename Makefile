@@ -30,7 +30,7 @@ demo: $(VENV)/.stamp-demo
 	$(BIN)/python examples/demo.py
 
 unit: $(VENV)/.stamp-test
-	$(BIN)/python -m pytest -q tests/unit
+	$(BIN)/python -m pytest -q -n auto tests/unit
 
 lit: $(VENV)/.stamp-test
 	$(BIN)/lit -sv tests/filecheck
@@ -38,7 +38,7 @@ lit: $(VENV)/.stamp-test
 # Both suites run even when the first fails; the target fails if either did.
 test: $(VENV)/.stamp-test
 	@status=0; \
-	$(BIN)/python -m pytest -q tests/unit || status=1; \
+	$(BIN)/python -m pytest -q -n auto tests/unit || status=1; \
 	$(BIN)/lit -s tests/filecheck || status=1; \
 	exit $$status
 
