@@ -58,12 +58,7 @@ def main() -> int:
     wanted = wl.frameworks_wanted()
     cells: dict[str, dict[str, Any]] = {}
 
-    def run(key: str, call, to_numpy) -> None:
-        measured = wl.check_then_time(cells, key, "linalg", call, lambda out: check(to_numpy(out), ref))
-        if measured is not None:
-            t, cold = measured
-            wl.say(f"  linalg {key:14s} {t.median * 1e3:8.3f} ms (min {t.min * 1e3:.3f}, max {t.max * 1e3:.3f}); "
-                   f"first call {cold:.2f} s")
+    run = wl.checked_runner(cells, "linalg", lambda out: check(out, ref))
 
     if "irgrad" in wanted:
         fn = irgrad_fn()

@@ -107,11 +107,7 @@ def main() -> int:
     wanted = wl.frameworks_wanted()
     cells: dict[str, dict[str, Any]] = {}
 
-    def run(key: str, call, to_numpy) -> None:
-        measured = wl.check_then_time(cells, key, "per-example", call, lambda out: check(to_numpy(out), ref))
-        if measured is not None:
-            t = measured[0]
-            wl.say(f"  per-example {key:14s} {t.median * 1e3:8.3f} ms (min {t.min * 1e3:.3f}, max {t.max * 1e3:.3f})")
+    run = wl.checked_runner(cells, "per-example", lambda out: check(out, ref), cold=False)
 
     if "irgrad" in wanted:
         fn = irgrad_fn()

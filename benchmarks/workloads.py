@@ -443,6 +443,23 @@ def check_then_time(cells: dict[str, dict[str, Any]], key: str, label: str, call
     return t, first_s
 
 
+def checked_runner(cells: dict[str, dict[str, Any]], label: str, check: Callable[[Any], tuple[bool, str]],
+                   cold: bool = True) -> Callable[[str, Callable[[], Any], Callable[[Any], Any]], None]:
+    """`run(key, call, to_numpy)` for a script's frameworks: `check_then_time` of `call` with
+    `check(to_numpy(result))`, and one line saying the median, its range and (with `cold`) the
+    first call's seconds."""
+
+    def run(key: str, call: Callable[[], Any], to_numpy: Callable[[Any], Any]) -> None:
+        measured = check_then_time(cells, key, label, call, lambda out: check(to_numpy(out)))
+        if measured is None:
+            return
+        t, first = measured
+        first_call = f"; first call {first:.2f} s" if cold else ""
+        say(f"  {label} {key:14s} {t.median * 1e3:8.3f} ms (min {t.min * 1e3:.3f}, max {t.max * 1e3:.3f}){first_call}")
+
+    return run
+
+
 # ---------------------------------------------------------------------------------------------
 # Peers: optional imports (the `bench` extra)
 # ---------------------------------------------------------------------------------------------
