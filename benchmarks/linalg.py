@@ -3,8 +3,8 @@
 loss(a, b) = 1/2 b^T solve(a, b) + 1/2 logdet(a) for an SPD a = m m^T + n I (n = 128) and a
 right-hand side b of 128 x 16: one Cholesky (or LU) factorization forward, the gradient
 -1/2 a^-1 b b^T a^-1 + 1/2 a^-1 in a and a^-1 b in b. irgrad: `ig.jit(ig.value_and_grad(...))`
-over `ig.linalg.solve` and `ig.linalg.slogdet` (a fori_loop LU each, analytic custom_jvp
-derivatives); numpy: the closed form with LAPACK (`np.linalg`); PyTorch eager and jax.jit: their
+over `ig.linalg.solve` and `ig.linalg.slogdet` (an `nn.lu` each: LAPACK's getrf on the CPU;
+analytic custom_jvp derivatives); numpy: the closed form with LAPACK (`np.linalg`); PyTorch eager and jax.jit: their
 own linalg with autodiff. Every result is checked first against numpy's closed form.
 
     .venv/bin/python benchmarks/linalg.py

@@ -2,10 +2,11 @@
 
 Conventions (per op, on static shapes): matmul 2*M*N*K per batch entry; conv2d 2*N*O*Ho*Wo*C*Kh*Kw;
 elementwise arithmetic and transcendental ops one FLOP per result element; reductions one per
-input element; max_pool2d one per window element; data movement (reshape, transpose, slice,
-broadcast, pad, concatenate, gather, convert, select, constants) zero. Calls count their
-callee's FLOPs once per call; loops count their body once per iteration when the trip count is
-a constant, else once (and the result is marked inexact).
+input element; max_pool2d one per window element; per matrix of a batch, cholesky n^3/3,
+triangular_solve n^2*k (B is n x k) and lu 2*n^3/3 (LAPACK's leading terms); data movement
+(reshape, transpose, slice, broadcast, pad, concatenate, gather, convert, select, constants) zero.
+Calls count their callee's FLOPs once per call; loops count their body once per iteration when the
+trip count is a constant, else once (and the result is marked inexact).
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def op_flops(op: Operation) -> int:
         n, o, ho, wo = op.result.type.get_shape()
         _, c, kh, kw = op.weight.type.get_shape()
         return 2 * n * o * ho * wo * c * kh * kw
+    if isinstance(op, nn.CholeskyOp | nn.LUOp):
+        *batch, n, _ = op.operand.type.get_shape()
+        return math.prod(batch) * (1 if isinstance(op, nn.CholeskyOp) else 2) * n**3 // 3
+    if isinstance(op, nn.TriangularSolveOp):
+        *batch, n, k = op.b.type.get_shape()
+        return math.prod(batch) * n * n * k
     if isinstance(op, nn.MaxPool2DOp):
         kh, kw = op.kernel.get_values()
         return _numel(op.result.type) * kh * kw

@@ -164,7 +164,7 @@ def rule_file(op_name: str) -> str:
     if dialect in ("arith", "math"):
         return "irgrad/autodiff/rules/elementwise.py"
     if dialect == "nn":
-        return "irgrad/autodiff/rules/, next to its siblings (elementwise, reduction, data_movement, linear, pooling)"
+        return "irgrad/autodiff/rules/, next to its siblings (elementwise, reduction, data_movement, linear, linalg, pooling)"
     return f"irgrad/autodiff/rules/{dialect}.py"
 
 

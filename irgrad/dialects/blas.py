@@ -1,4 +1,4 @@
-"""The `blas` dialect: calls into an optimized BLAS on buffers, as one op per routine.
+"""The `blas` dialect: calls into an optimized BLAS (and LAPACK) on buffers, one op per routine.
 
 Pipeline position: `convert-linalg-to-blas` (irgrad/lowering/linalg_to_blas.py) turns large
 `linalg.matmul`s on memrefs into `blas.gemm` after bufferization; `convert-blas-to-llvm`
@@ -17,12 +17,24 @@ IREE's microkernels) with the contract spelled out as an op.
 `beta = 0` means C is only written: its old contents (NaN included) are never read. Every
 memref is 2-D, f32 or f64 (all the same), with static shapes and unit stride in the last
 dimension (the leading dimension is the first stride, as for a row-major BLAS call).
+
+The factorizations `convert-factorizations-to-lapack` (irgrad/lowering/factorizations_to_lapack.py)
+calls in place of the loops of `nn.cholesky`, `nn.triangular_solve` and `nn.lu`, each on one
+2-D matrix (a batch is an scf.for around them), with exactly those ops' semantics:
+
+    blas.potrf %a : memref<4x4xf64>                       (A := L, NaN where not pos. definite)
+    blas.trsm %a, %b lower : memref<4x4xf64>, memref<4x2xf64>       (B := A^{-1} B)
+    blas.getrf %a, %piv, %perm : memref<4x4xf64>, memref<4xi32>, memref<4xi32>  (A := L\\U)
+
+`convert-blas-to-llvm` turns them into calls of `irgrad_lapack_{s,d}{potrf,trsm,getrf}`
+(irgrad/backends/cpu/lapack.py), LAPACK(E) and CBLAS from the library numpy uses.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
     Float32Type,
+    IntegerType,
     Float64Type,
     FloatAttr,
     MemRefType,
@@ -146,4 +158,104 @@ class GemmOp(IRDLOperation):
                 raise VerifyException(f"'{self.name}' op {name} must be an f64 attribute")
 
 
-BLAS = Dialect("blas", [GemmOp], [])
+def _check_matrix(op: IRDLOperation, name: str, t: Attribute, square: bool) -> None:
+    """A 2-D f32/f64 memref, static shape, unit stride in the last dimension."""
+    assert isinstance(t, MemRefType)
+    element = t.get_element_type()
+    if not isinstance(element, Float32Type | Float64Type):
+        raise VerifyException(f"'{op.name}' op operand {name} needs f32 or f64 elements, got {element}")
+    if t.get_num_dims() != 2 or any(d < 0 for d in t.get_shape()):
+        raise VerifyException(f"'{op.name}' op operand {name} must be a 2-D memref with a static shape, got {t}")
+    if square and t.get_shape()[0] != t.get_shape()[1]:
+        raise VerifyException(f"'{op.name}' op operand {name} must be square, got {t}")
+    if unit_strides_last(t) is None:
+        raise VerifyException(
+            f"'{op.name}' op operand {name} needs static strides with unit stride in the last dimension, got {t}"
+        )
+
+
+@irdl_op_definition
+class PotrfOp(IRDLOperation):
+    """Cholesky in place (LAPACK xPOTRF, row-major): reads A's lower triangle, writes L there
+    and zeros above it; a matrix that is not positive definite becomes all NaN (nn.cholesky)."""
+
+    name = "blas.potrf"
+
+    a = operand_def(MemRefType)
+
+    assembly_format = "$a attr-dict `:` type($a)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, a: SSAValue):
+        super().__init__(operands=[a])
+
+    def verify_(self) -> None:
+        _check_matrix(self, "a", self.a.type, square=True)
+
+
+@irdl_op_definition
+class TrsmOp(IRDLOperation):
+    """`B := A^{-1} B` in place for a triangular A (BLAS xTRSM, left side, row-major): only A's
+    `lower` (else upper) triangle is read, and not its diagonal with `unit_diagonal`."""
+
+    name = "blas.trsm"
+
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    lower = opt_prop_def(UnitAttr)
+    unit_diagonal = opt_prop_def(UnitAttr)
+
+    assembly_format = (
+        "$a `,` $b (`lower` $lower^)? (`unit_diagonal` $unit_diagonal^)? attr-dict `:` type($a) `,` type($b)"
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, a: SSAValue, b: SSAValue, *, lower: bool, unit_diagonal: bool = False):
+        properties: dict[str, Attribute] = {}
+        if lower:
+            properties["lower"] = UnitAttr()
+        if unit_diagonal:
+            properties["unit_diagonal"] = UnitAttr()
+        super().__init__(operands=[a, b], properties=properties)
+
+    def verify_(self) -> None:
+        _check_matrix(self, "a", self.a.type, square=True)
+        _check_matrix(self, "b", self.b.type, square=False)
+        a, b = self.a.type, self.b.type
+        assert isinstance(a, MemRefType) and isinstance(b, MemRefType)
+        if a.get_element_type() != b.get_element_type():
+            raise VerifyException(f"'{self.name}' op element types differ: a {a}, b {b}")
+        if b.get_shape()[0] != a.get_shape()[0]:
+            raise VerifyException(f"'{self.name}' op b must have {a.get_shape()[0]} rows like a, got {b}")
+
+
+@irdl_op_definition
+class GetrfOp(IRDLOperation):
+    """LU with partial pivoting in place (LAPACK xGETRF, row-major): A := L\\U packed, `pivots`
+    0-based row swaps, `permutation` with (P A)[i] = A[permutation[i]] (nn.lu)."""
+
+    name = "blas.getrf"
+
+    a = operand_def(MemRefType)
+    pivots = operand_def(MemRefType)
+    permutation = operand_def(MemRefType)
+
+    assembly_format = "$a `,` $pivots `,` $permutation attr-dict `:` type($a) `,` type($pivots) `,` type($permutation)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, a: SSAValue, pivots: SSAValue, permutation: SSAValue):
+        super().__init__(operands=[a, pivots, permutation])
+
+    def verify_(self) -> None:
+        _check_matrix(self, "a", self.a.type, square=True)
+        n = self.a.type.get_shape()[0]  # type: ignore[union-attr]
+        for name, t in (("pivots", self.pivots.type), ("permutation", self.permutation.type)):
+            assert isinstance(t, MemRefType)
+            if t.get_shape() != (n,) or t.get_element_type() != IntegerType(32):
+                raise VerifyException(f"'{self.name}' op {name} must be memref<{n}xi32>, got {t}")
+            strides = t.get_strides()
+            if strides is None or tuple(strides) != (1,):
+                raise VerifyException(f"'{self.name}' op {name} must be contiguous, got {t}")
+
+
+BLAS = Dialect("blas", [GemmOp, PotrfOp, TrsmOp, GetrfOp], [])

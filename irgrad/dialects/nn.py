@@ -1667,6 +1667,137 @@ class ScatterAddOp(NNOperation):
             )
 
 
+# ---------------------------------------------------------------------------------------------
+# Linear algebra: the factorizations LAPACK provides (StableHLO's cholesky and triangular_solve,
+# JAX's lu). Each works on the last two dimensions; leading dimensions are a batch.
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_linalg_float(op: NNOperation, t: TensorType, what: str) -> None:
+    if not isinstance(t.get_element_type(), Float32Type | Float64Type):
+        raise op.error(f"{what} must be f32 or f64 (LAPACK's real types), got {t}")
+
+
+def _check_square(op: NNOperation, t: TensorType, what: str) -> None:
+    shape = t.get_shape()
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise op.error(f"{what} must be a square matrix or a batch of them (..., n, n), got {shape_str(t)}")
+
+
+@irdl_op_definition
+class CholeskyOp(NNOperation):
+    """Cholesky factor L of a symmetric positive-definite matrix, A = L L^T (LAPACK's potrf).
+
+    Only the lower triangle of A is read; L's strict upper triangle is zero. A batch element
+    that is not positive definite (a pivot <= 0 or NaN) gives a factor that is all NaN, as
+    jax.numpy.linalg.cholesky.
+
+    `%l = nn.cholesky %a : (tensor<4x4xf64>) -> tensor<4x4xf64>`
+    """
+
+    name = "nn.cholesky"
+    operand = operand_def(AnyTensorTypeConstr)
+    result = result_def(AnyTensorTypeConstr)
+    assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: Value):
+        super().__init__(operands=[operand], result_types=[_type_of(operand)])
+
+    def expected_result_type(self) -> Attribute:
+        t = cast(TensorType, self.operand.type)
+        _check_linalg_float(self, t, "operand")
+        _check_square(self, t, "operand")
+        return t
+
+
+@irdl_op_definition
+class TriangularSolveOp(NNOperation):
+    """X with A X = B for a triangular A (..., n, n) and B (..., n, k) of the same batch shape
+    (BLAS's trsm, left side). Only A's `lower` (else upper) triangle is read, and not its
+    diagonal with `unit_diagonal` (taken as ones). A zero on the diagonal gives inf/NaN.
+
+    `%x = nn.triangular_solve %a, %b lower : (tensor<4x4xf64>, tensor<4x2xf64>) -> tensor<4x2xf64>`
+    """
+
+    name = "nn.triangular_solve"
+    a = operand_def(AnyTensorTypeConstr)
+    b = operand_def(AnyTensorTypeConstr)
+    result = result_def(AnyTensorTypeConstr)
+    lower = opt_prop_def(UnitAttr)
+    unit_diagonal = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "$a `,` $b (`lower` $lower^)? (`unit_diagonal` $unit_diagonal^)? attr-dict "
+        "`:` functional-type(operands, results)"
+    )
+
+    def __init__(self, a: Value, b: Value, *, lower: bool, unit_diagonal: bool = False):
+        props: dict[str, Attribute] = {}
+        if lower:
+            props["lower"] = UnitAttr()
+        if unit_diagonal:
+            props["unit_diagonal"] = UnitAttr()
+        super().__init__(operands=[a, b], properties=props, result_types=[_type_of(b)])
+
+    @property
+    def is_lower(self) -> bool:
+        return self.lower is not None
+
+    @property
+    def is_unit(self) -> bool:
+        return self.unit_diagonal is not None
+
+    def expected_result_type(self) -> Attribute:
+        a, b = cast(TensorType, self.a.type), cast(TensorType, self.b.type)
+        _check_linalg_float(self, a, "a")
+        _check_square(self, a, "a")
+        if a.get_element_type() != b.get_element_type():
+            raise self.error(f"element types differ: a {a}, b {b}")
+        sa, sb = a.get_shape(), b.get_shape()
+        if len(sb) != len(sa) or sb[:-2] != sa[:-2] or sb[-2] != sa[-1]:
+            raise self.error(
+                f"b must be (..., {sa[-1]}, k) with a's batch dimensions, got a {shape_str(a)}, b {shape_str(b)}"
+            )
+        return b
+
+
+@irdl_op_definition
+class LUOp(NNOperation):
+    """LU factorization with partial pivoting, P A = L U (LAPACK's getrf), of a square A.
+
+    Results: `lu` (L's strict lower triangle, unit diagonal implied, and U packed in one
+    matrix), `pivots` (i32, 0-based: row j was swapped with row pivots[j], in order) and
+    `permutation` (i32: row i of P A is row permutation[i] of A). The pivot is the first row
+    of largest magnitude; an exactly singular A gives a zero on U's diagonal, not an error.
+
+    `%lu, %piv, %perm = nn.lu %a : (tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<4xi32>, tensor<4xi32>)`
+    """
+
+    name = "nn.lu"
+    operand = operand_def(AnyTensorTypeConstr)
+    lu = result_def(AnyTensorTypeConstr)
+    pivots = result_def(AnyTensorTypeConstr)
+    permutation = result_def(AnyTensorTypeConstr)
+    assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: Value):
+        t = cast(TensorType, _type_of(operand))
+        vector = tensor(t.get_shape()[:-1], IntegerType(32))
+        super().__init__(operands=[operand], result_types=[t, vector, vector])
+
+    def verify_semantics(self) -> None:
+        t = cast(TensorType, self.operand.type)
+        _check_linalg_float(self, t, "operand")
+        _check_square(self, t, "operand")
+        vector = tensor(t.get_shape()[:-1], IntegerType(32))
+        expected = [t, vector, vector]
+        got = [r.type for r in self.results]
+        if got != expected:
+            raise self.error(
+                f"result types ({', '.join(map(str, got))}) do not match the inferred types "
+                f"({', '.join(map(str, expected))})"
+            )
+
+
 NN = Dialect(
     "nn",
     [
@@ -1719,6 +1850,9 @@ NN = Dialect(
         Col2ImOp,
         GatherOp,
         ScatterAddOp,
+        CholeskyOp,
+        TriangularSolveOp,
+        LUOp,
     ],
     [],
 )

@@ -292,10 +292,18 @@ register_pass(
 )
 register_pass("set-fastmath", lazy("irgrad.transforms.set_fastmath", "SetFastMathPass"))
 register_pass("nn-conv2d-to-im2col", lazy("irgrad.transforms.conv2d_to_im2col", "Conv2DToIm2ColPass"))
+register_pass("inline", lazy("irgrad.transforms.inline", "InlinePass"))
+register_pass(
+    "nn-expand-factorizations", lazy("irgrad.transforms.expand_factorizations", "ExpandFactorizationsPass")
+)
 register_pass("scf-split-reductions", lazy("irgrad.transforms.split_reductions", "SplitReductionsPass"))
 register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"))
 register_pass("bufferize", lazy("irgrad.lowering.bufferize", "BufferizePass"))
 register_pass("convert-linalg-to-blas", lazy("irgrad.lowering.linalg_to_blas", "ConvertLinalgToBlasPass"))
+register_pass(
+    "convert-factorizations-to-lapack",
+    lazy("irgrad.lowering.factorizations_to_lapack", "ConvertFactorizationsToLapackPass"),
+)
 register_pass("convert-blas-to-llvm", lazy("irgrad.lowering.blas_to_llvm", "ConvertBlasToLLVMPass"))
 register_pass("convert-debug-to-llvm", lazy("irgrad.lowering.debug_to_llvm", "ConvertDebugToLLVMPass"))
 register_pass(

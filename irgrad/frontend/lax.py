@@ -146,6 +146,24 @@ def matmul(a: Tracer, b: Tracer) -> Tracer:
     return _emit(nn.MatmulOp(_v(a), _v(b)))
 
 
+def cholesky(a: Tracer) -> Tracer:
+    """`nn.cholesky`: the lower Cholesky factor (all NaN where not positive definite)."""
+    return _emit(nn.CholeskyOp(_v(a)))
+
+
+def triangular_solve(a: Tracer, b: Tracer, lower: bool, unit_diagonal: bool = False) -> Tracer:
+    """`nn.triangular_solve`: A^{-1} B for a triangular A (..., n, n), B (..., n, k)."""
+    return _emit(nn.TriangularSolveOp(_v(a), _v(b), lower=lower, unit_diagonal=unit_diagonal))
+
+
+def lu(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """`nn.lu`: (lu, pivots, permutation) of P A = L U, as LAPACK's getrf."""
+    f = frame()
+    op = nn.LUOp(_v(a))
+    f.emit(op)
+    return f.wrap(op.results[0]), f.wrap(op.results[1]), f.wrap(op.results[2])
+
+
 def conv2d(
     x: Tracer, w: Tracer, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int]
 ) -> Tracer:

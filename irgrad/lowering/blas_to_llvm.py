@@ -1,4 +1,4 @@
-"""`convert-blas-to-llvm`: `blas.gemm` to a call of the runtime's GEMM entry point.
+"""`convert-blas-to-llvm`: `blas` ops to calls of the runtime's BLAS and LAPACK entry points.
 
 Input invariant: `blas.gemm` on memrefs the op's verifier accepts (2-D, static shapes, unit
 stride in the last dimension).
@@ -13,6 +13,13 @@ dimensions are the memrefs' first strides. Memref operands reach it as bare poin
 through unrealized casts, as in convert-memref-to-llvm, so run this pass before that one.
 The CPU runtime (irgrad/backends/cpu/blas.py) defines both symbols, in every process that
 loads such code.
+
+The factorizations become calls of irgrad/backends/cpu/lapack.py's entry points (p = s for
+f32, d for f64; the same row-major conventions, leading dimensions the first strides):
+
+    blas.potrf -> irgrad_lapack_{p}potrf(i64 n, ptr a, i64 lda)
+    blas.trsm  -> irgrad_lapack_{p}trsm(i64 lower, i64 unit, i64 n, i64 k, ptr a, i64 lda, ptr b, i64 ldb)
+    blas.getrf -> irgrad_lapack_{p}getrf(i64 n, ptr a, i64 lda, ptr pivots, ptr permutation)
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from irgrad.dialects.blas import GemmOp, unit_strides_last
+from irgrad.dialects.blas import GemmOp, GetrfOp, PotrfOp, TrsmOp, unit_strides_last
 from irgrad.lowering.llvm_common import LLVMBuilder, apply_conversion, check_no_ops_left
 
 SGEMM = "irgrad_blas_sgemm"
@@ -65,9 +72,60 @@ class GemmLowering(RewritePattern):
         rewriter.erase(op)
 
 
+def _leading(value) -> int:
+    strides = unit_strides_last(cast(MemRefType[Attribute], value.type))
+    assert strides is not None  # the verifier checked
+    return max(strides[0], 1)
+
+
+def _prefix(value) -> str:
+    element = cast(MemRefType[Attribute], value.type).get_element_type()
+    return "s" if isinstance(element, Float32Type) else "d"
+
+
+class PotrfLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PotrfOp, rewriter: PatternRewriter):
+        b = LLVMBuilder(rewriter, op)
+        n = cast(MemRefType[Attribute], op.a.type).get_shape()[0]
+        args = [b.const_int(n), b.operand(op.a), b.const_int(_leading(op.a))]
+        b.call(f"irgrad_lapack_{_prefix(op.a)}potrf", args, None)
+        rewriter.erase(op)
+
+
+class TrsmLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TrsmOp, rewriter: PatternRewriter):
+        b = LLVMBuilder(rewriter, op)
+        n, k = cast(MemRefType[Attribute], op.b.type).get_shape()
+        args = [
+            b.const_int(1 if op.lower is not None else 0),
+            b.const_int(1 if op.unit_diagonal is not None else 0),
+            b.const_int(n),
+            b.const_int(k),
+            b.operand(op.a),
+            b.const_int(_leading(op.a)),
+            b.operand(op.b),
+            b.const_int(_leading(op.b)),
+        ]
+        b.call(f"irgrad_lapack_{_prefix(op.a)}trsm", args, None)
+        rewriter.erase(op)
+
+
+class GetrfLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GetrfOp, rewriter: PatternRewriter):
+        b = LLVMBuilder(rewriter, op)
+        n = cast(MemRefType[Attribute], op.a.type).get_shape()[0]
+        args = [b.const_int(n), b.operand(op.a), b.const_int(_leading(op.a)), b.operand(op.pivots), b.operand(op.permutation)]
+        b.call(f"irgrad_lapack_{_prefix(op.a)}getrf", args, None)
+        rewriter.erase(op)
+
+
 @dataclass(frozen=True)
 class ConvertBlasToLLVMPass(ModulePass):
-    """Lower blas.gemm to calls of the runtime's irgrad_blas_sgemm / irgrad_blas_dgemm.
+    """Lower blas.gemm to calls of the runtime's irgrad_blas_sgemm / irgrad_blas_dgemm, and
+    blas.potrf / trsm / getrf to irgrad_lapack_{s,d}{potrf,trsm,getrf}.
 
     Input invariant: verified blas ops on memrefs. Output IR: llvm.call ops and their
     declarations; memref operands through unrealized casts to !llvm.ptr.
@@ -76,5 +134,5 @@ class ConvertBlasToLLVMPass(ModulePass):
     name = "convert-blas-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        apply_conversion(op, [GemmLowering()])
+        apply_conversion(op, [GemmLowering(), PotrfLowering(), TrsmLowering(), GetrfLowering()])
         check_no_ops_left(op, "blas", self.name)

@@ -12,10 +12,13 @@ from xdsl.dialects.builtin import ModuleOp
 from irgrad.diagnostics import PipelineError
 
 CPU_STEPS: list[tuple[str, str]] = [
-    ("autodiff", "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,symbol-dce,canonicalize,cse,dce"),
-    ("linalg", "convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
+    ("autodiff", "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce"),
+    ("linalg", "nn-expand-factorizations,convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
     ("bufferized", "bufferize"),
-    ("loops", "convert-linalg-to-blas,convert-linalg-to-parallel-loops,scf-split-reductions"),
+    (
+        "loops",
+        "convert-factorizations-to-lapack,convert-linalg-to-blas,convert-linalg-to-parallel-loops,scf-split-reductions",
+    ),
     ("llvm", "convert-to-llvm"),
 ]
 """The `irgrad-cpu` pipeline as (stage reached, passes that reach it from the previous stage).
@@ -48,7 +51,8 @@ def _cumulative(last: str) -> str:
 
 STAGES: dict[str, str] = {
     "autodiff": _cumulative("autodiff"),
-    "linalg": "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,symbol-dce,canonicalize,cse,dce,convert-nn-to-linalg",
+    "linalg": "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce,"
+    "nn-expand-factorizations,convert-nn-to-linalg",
     "fused": _cumulative("linalg"),
     "bufferized": _cumulative("bufferized"),
     "loops": _cumulative("loops"),
@@ -58,7 +62,10 @@ STAGES: dict[str, str] = {
 
 
 GPU_STEPS: list[tuple[str, str]] = [
-    *CPU_STEPS[: [stage for stage, _ in CPU_STEPS].index("bufferized") + 1],
+    CPU_STEPS[0],
+    # Factorizations as inline loops (kernels like the rest of the program), not LAPACK calls.
+    ("linalg", CPU_STEPS[1][1].replace("nn-expand-factorizations", "nn-expand-factorizations{outline=false}")),
+    CPU_STEPS[2],
     # Every parallel dimension of a linalg op becomes a GPU thread dimension: the CPU's
     # matmul loop order (j innermost, sequential) would leave only i parallel.
     # Large matmuls become blas.gemm host ops on device buffers: cuBLAS on the device.

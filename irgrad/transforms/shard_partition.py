@@ -512,6 +512,8 @@ class _Partitioner:
             current = [self.sharding[v] if _is_tensor(v) else shard.Sharding(()) for v in op.operands]
             return shard_rules.RULES[type(op)](op, current)
         tensors = all(_is_tensor(v) for v in (*op.operands, *op.results))
+        if len(op.results) > 1:
+            return _NO_PLAN  # several results (nn.lu): the replicated clone keeps them all
         if op.regions or not tensors or len(op.results) != 1 or not op.operands:
             return shard_rules.replicated_plan(op) if tensors and op.results else _NO_PLAN
         current = [self.sharding[v] for v in op.operands]

@@ -346,5 +346,39 @@ def _dynamic_update_slice(op: Operation, s: Sequence[Sharding]) -> Plan:
     return Plan((target, target, *s[2:]), target)
 
 
+# ---------------------------------------------------------------------------------------------
+# Dense linear algebra (the last two dimensions are the matrices, the leading ones a batch)
+# ---------------------------------------------------------------------------------------------
+
+
+@rule(nn.CholeskyOp)
+def _cholesky(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """Each matrix is factored on its own: batch splits carry, the matrix dimensions are made
+    whole. (nn.lu has three results and runs replicated: the partitioner plans one result.)"""
+    x = resolved(s[0])
+    target = Sharding((*x.split[:-2], (), ()))
+    return Plan((target,), target)
+
+
+@rule(nn.TriangularSolveOp)
+def _triangular_solve(op: Operation, s: Sequence[Sharding]) -> Plan:
+    """X = A^{-1} B matrix by matrix, and column by column of B: a batch dimension split in either
+    operand is split in both (the first one's split where both are), B's columns keep their split
+    (so does X); A's matrix dimensions and B's rows are made whole."""
+    a, b = resolved(s[0]), resolved(s[1])
+    used: set[int] = set()
+    batch: list[tuple[int, ...]] = []
+    for axes_a, axes_b in zip(a.split[:-2], b.split[:-2]):
+        axes = axes_a or axes_b
+        if set(axes) & used:
+            axes = ()
+        used |= set(axes)
+        batch.append(axes)
+    columns = b.split[-1] if not set(b.split[-1]) & used else ()
+    a_t = Sharding((*batch, (), ()))
+    b_t = Sharding((*batch, (), columns))
+    return Plan((a_t, b_t), b_t)
+
+
 WITH_INDEX_OPERANDS = (nn.DynamicSliceOp, nn.DynamicUpdateSliceOp)
 """Ops whose rule also sees scalar operands (start indices): their shardings are empty."""

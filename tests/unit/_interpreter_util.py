@@ -29,7 +29,9 @@ def index(value: int) -> Scalar:
 
 
 def _values(results: Any) -> list[SSAValue]:
-    if isinstance(results, Operation | SSAValue):
+    if isinstance(results, Operation):
+        return list(results.results)
+    if isinstance(results, SSAValue):
         results = [results]
     return [SSAValue.get(r) for r in results]
 

@@ -71,7 +71,7 @@ def test_mlp_gradient_uses_flags_and_matches_interpreter():
     w1, w2, x = random((48, 64), np.float32), random((64, 40), np.float32), random((32, 48), np.float32)
     step = ig.jit(ig.value_and_grad(loss, argnums=(0, 1)), backend="cpu")
     loops = step.lower(w1, w2, x).as_text("loops")
-    (vjp,) = [f for f in loops.split("func.func ")[1:] if f.startswith("private @") and "_vjp(" in f.split("\n")[0]]
+    (vjp,) = [f for f in loops.split("func.func ")[1:] if "blas.gemm" in f]  # the vjp, inlined in the entry
     assert vjp.count("blas.gemm") == 5  # 2 forward, dW1, dW2, dh (no dx: x needs none)
     assert vjp.count("transpose_a") == 2 and vjp.count("transpose_b") == 1
     assert "(d0, d1) -> (d1, d0)" not in vjp, "a transposed copy is left" 
@@ -263,7 +263,7 @@ def test_batched_matmul_gradient_matches_interpreter():
     a, b = random((2, 3, 40, 50), np.float32), random((3, 50, 30), np.float32)
     step = ig.jit(ig.value_and_grad(loss, argnums=(0, 1)), backend="cpu")
     loops = step.lower(a, b).as_text("loops")
-    (vjp,) = [f for f in loops.split("func.func ")[1:] if f.startswith("private @") and "_vjp(" in f.split("\n")[0]]
+    (vjp,) = [f for f in loops.split("func.func ")[1:] if "blas.gemm" in f]  # the vjp, inlined in the entry
     assert vjp.count("blas.gemm") == 3
     assert vjp.count("transpose_a") == 1 and vjp.count("transpose_b") == 1
     value, (ga, gb) = step(a, b)

@@ -32,6 +32,7 @@ from irgrad.dialects import nn
 from irgrad.driver.registry import make_context
 from irgrad.lowering.contracts import ContractError, assert_stage_linalg
 from irgrad.lowering.nn_to_linalg import ConvertNNToLinalgPass
+from irgrad.transforms.expand_factorizations import ExpandFactorizationsPass
 from irgrad.lowering.pipelines import STAGES, lower, run_pipeline
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -54,6 +55,7 @@ RTOL = {F16: 2e-3, BF16: 2e-2, F32: 2e-5, F64: 1e-12}
 def lowered(module: ModuleOp) -> ModuleOp:
     """A lowered, verified, contract-checked copy of `module`."""
     copy = module.clone()
+    ExpandFactorizationsPass().apply(make_context(), copy)  # factorizations: reference loops
     ConvertNNToLinalgPass().apply(make_context(), copy)
     verify_module(copy)
     assert_stage_linalg(copy)
@@ -67,7 +69,7 @@ def assert_close(actual: np.ndarray, expected: np.ndarray) -> None:
         return
     a, e = actual.astype(np.float64), expected.astype(np.float64)
     np.testing.assert_array_equal(np.isnan(a), np.isnan(e))
-    scale = np.maximum(np.abs(e), 1.0)
+    scale = np.fmax(np.abs(e), 1.0)  # fmax: 1 where e is NaN (the NaN locations agree)
     np.testing.assert_array_less(np.abs(np.nan_to_num(a - e)), RTOL[actual.dtype] * scale * 8 + 1e-300)
 
 
@@ -435,6 +437,57 @@ def linear_cases() -> list[Case]:
     return cases
 
 
+def spd(n: int, dtype: np.dtype, seed: int, batch: tuple[int, ...] = ()) -> np.ndarray:
+    """A symmetric positive-definite (..., n, n), well conditioned (x x^T + n I)."""
+    x = rng(seed).standard_normal((*batch, n, n))
+    return (x @ np.swapaxes(x, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+def triangular(n: int, dtype: np.dtype, seed: int, batch: tuple[int, ...] = ()) -> np.ndarray:
+    """A full (..., n, n) whose diagonal is at least 1 in magnitude: either triangle of it
+    is a well-conditioned triangular matrix (the other triangle is garbage, never read)."""
+    x = rng(seed).standard_normal((*batch, n, n))
+    d = np.arange(n)
+    x[..., d, d] = np.sign(x[..., d, d]) * (1.0 + np.abs(x[..., d, d]))
+    return x.astype(dtype)
+
+
+def factorization_cases() -> list[Case]:
+    """nn.cholesky / triangular_solve / lu: the reference loops (nn-expand-factorizations)
+    against the interpreter's numpy, within rounding (another order of operations)."""
+    cases: list[Case] = []
+    for dtype in [F32, F64]:
+        d = dtype_id(dtype)
+        cases.append(Case(f"nn.cholesky-{d}", nn.CholeskyOp, [spd(5, dtype, 41)], exact=False))
+        not_pd = spd(4, dtype, 42, (2, 3))
+        not_pd[1, 2, 3, 3] = -1.0  # one batch element is not positive definite: all NaN
+        cases.append(Case(f"nn.cholesky-batched-{d}", nn.CholeskyOp, [not_pd], exact=False))
+        for lower in (True, False):
+            for unit in (False, True):
+                name = f"nn.triangular_solve-{'lower' if lower else 'upper'}{'-unit' if unit else ''}-{d}"
+                cases.append(
+                    Case(
+                        name,
+                        lambda a, b, lo=lower, u=unit: nn.TriangularSolveOp(a, b, lower=lo, unit_diagonal=u),
+                        [triangular(5, dtype, 43), values((5, 3), dtype, seed=44)],
+                        exact=False,
+                    )
+                )
+        cases.append(
+            Case(
+                f"nn.triangular_solve-batched-{d}",
+                lambda a, b: nn.TriangularSolveOp(a, b, lower=True),
+                [triangular(4, dtype, 45, (3,)), values((3, 4, 2), dtype, seed=46)],
+                exact=False,
+            )
+        )
+        cases.append(Case(f"nn.lu-{d}", nn.LUOp, [values((6, 6), dtype, seed=47)], exact=False))
+        singular = values((2, 5, 5), dtype, seed=48)
+        singular[1, :, 2] = 0.0  # a zero column: a zero on U's diagonal, no error
+        cases.append(Case(f"nn.lu-batched-{d}", nn.LUOp, [singular], exact=False))
+    return cases
+
+
 CASES = (
     elementwise_cases()
     + creation_cases()
@@ -442,6 +495,7 @@ CASES = (
     + data_movement_cases()
     + indirect_cases()
     + linear_cases()
+    + factorization_cases()
 )
 
 
@@ -585,7 +639,8 @@ def test_contract_checker_wants_destination_passing_style() -> None:
 
 def test_pipelines_name_the_linalg_stage() -> None:
     assert STAGES["linalg"] == (
-        "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,symbol-dce,canonicalize,cse,dce,convert-nn-to-linalg"
+        "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce,"
+        "nn-expand-factorizations,convert-nn-to-linalg"
     )
     module = build([tensor_type_for(values((2,), F32))], nn.SigmoidOp)
     assert lower(module, "linalg") is module

@@ -52,6 +52,7 @@ from irgrad.dialects.nn import (
     AddOp,
     AndOp,
     BroadcastInDimOp,
+    CholeskyOp,
     CompareOp,
     ConcatenateOp,
     ConstantOp,
@@ -69,6 +70,7 @@ from irgrad.dialects.nn import (
     Im2ColOp,
     IotaOp,
     LogOp,
+    LUOp,
     MatmulOp,
     MaximumOp,
     MaxPool2DOp,
@@ -95,6 +97,7 @@ from irgrad.dialects.nn import (
     SqrtOp,
     SubOp,
     TanhOp,
+    TriangularSolveOp,
     TransposeOp,
     XorOp,
 )
@@ -308,6 +311,19 @@ INFERRED: list[Inferred] = [
         "scatter_add", (T(5, 3), T(4, element=i32), T(4, 3)),
         lambda a: ScatterAddOp(a[0], a[1], a[2], 0), T(5, 3),
     ),
+    # Dense linear algebra (f32/f64, the last two dimensions, leading batch dimensions)
+    Inferred("cholesky", (T(4, 4, element=f64),), lambda a: CholeskyOp(a[0]), T(4, 4, element=f64)),
+    Inferred("cholesky_batched_f32", (T(2, 3, 3),), lambda a: CholeskyOp(a[0]), T(2, 3, 3)),
+    Inferred(
+        "triangular_solve_lower", (T(4, 4, element=f64), T(4, 2, element=f64)),
+        lambda a: TriangularSolveOp(a[0], a[1], lower=True), T(4, 2, element=f64),
+    ),
+    Inferred(
+        "triangular_solve_upper_unit_batched", (T(2, 3, 3), T(2, 3, 5)),
+        lambda a: TriangularSolveOp(a[0], a[1], lower=False, unit_diagonal=True), T(2, 3, 5),
+    ),
+    Inferred("lu", (T(4, 4, element=f64),), lambda a: LUOp(a[0]), T(4, 4, element=f64)),
+    Inferred("lu_batched_f32", (T(2, 3, 3, 3),), lambda a: LUOp(a[0]), T(2, 3, 3, 3)),
 ]
 
 
@@ -322,7 +338,7 @@ def test_every_op_has_a_builder_case() -> None:
     built = {type(build(c.arg_types, c.make)[1]) for c in INFERRED}
     missing = {op.name for op in NN.operations} - {op.name for op in built}
     assert not missing, f"no builder case for {sorted(missing)}"
-    assert len(list(NN.operations)) == 49
+    assert len(list(NN.operations)) == 52
 
 
 # ---------------------------------------------------------------------------------------------
@@ -775,6 +791,45 @@ REJECTED: list[Rejected] = [
         "'nn.matmul' op contracting dimensions differ: lhs 4x3, rhs 5x2",
     ),
     Rejected(
+        "cholesky_f16", (T(4, 4, element=f16),), lambda a: CholeskyOp(a[0]),
+        "'nn.cholesky' op operand must be f32 or f64 (LAPACK's real types), got tensor<4x4xf16>",
+    ),
+    Rejected(
+        "cholesky_not_square", (T(4, 3),), lambda a: CholeskyOp(a[0]),
+        "'nn.cholesky' op operand must be a square matrix or a batch of them (..., n, n), got 4x3",
+    ),
+    Rejected(
+        "cholesky_vector", (T(4),), lambda a: CholeskyOp(a[0]),
+        "'nn.cholesky' op operand must be a square matrix or a batch of them (..., n, n), got 4",
+    ),
+    Rejected(
+        "triangular_solve_dtype", (T(4, 4), T(4, 2, element=f64)),
+        lambda a: TriangularSolveOp(a[0], a[1], lower=True),
+        "'nn.triangular_solve' op element types differ: a tensor<4x4xf32>, b tensor<4x2xf64>",
+    ),
+    Rejected(
+        "triangular_solve_batch", (T(2, 4, 4), T(3, 4, 2)), lambda a: TriangularSolveOp(a[0], a[1], lower=True),
+        "'nn.triangular_solve' op b must be (..., 4, k) with a's batch dimensions, got a 2x4x4, b 3x4x2",
+    ),
+    Rejected(
+        "triangular_solve_rows", (T(4, 4), T(3, 2)), lambda a: TriangularSolveOp(a[0], a[1], lower=False),
+        "'nn.triangular_solve' op b must be (..., 4, k) with a's batch dimensions, got a 4x4, b 3x2",
+    ),
+    Rejected(
+        "triangular_solve_vector_rhs", (T(4, 4), T(4)), lambda a: TriangularSolveOp(a[0], a[1], lower=True),
+        "'nn.triangular_solve' op b must be (..., 4, k) with a's batch dimensions, got a 4x4, b 4",
+    ),
+    Rejected(
+        "lu_integer", (T(4, 4, element=i32),), lambda a: LUOp(a[0]),
+        "'nn.lu' op operand must be f32 or f64 (LAPACK's real types), got tensor<4x4xi32>",
+    ),
+    Rejected(
+        "lu_result_types", (T(4, 4),),
+        lambda a: LUOp.create(operands=[a[0]], result_types=[T(4, 4), T(4, element=i32), T(4)]),
+        "'nn.lu' op result types (tensor<4x4xf32>, tensor<4xi32>, tensor<4xf32>) do not match the inferred "
+        "types (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>)",
+    ),
+    Rejected(
         "conv2d_dtype", (T(1, 3, 8, 8), T(4, 3, 3, 3, element=f16)), lambda a: Conv2DOp(a[0], a[1]),
         "'nn.conv2d' op element types differ: input tensor<1x3x8x8xf32>, weight tensor<4x3x3x3xf16>",
     ),
@@ -930,6 +985,26 @@ def test_full_prints_what_it_parses(text: str) -> None:
     printed = print_op(module.body.block.first_op)  # pyright: ignore[reportArgumentType]
     assert printed == f"%0 = {text}"
     parse(printed).verify()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "%1 = nn.cholesky %0 : (tensor<2x4x4xf64>) -> tensor<2x4x4xf64>",
+        "%2 = nn.triangular_solve %0, %1 lower : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>",
+        "%2 = nn.triangular_solve %0, %1 unit_diagonal : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>",
+        "%2 = nn.triangular_solve %0, %1 lower unit_diagonal : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>",
+        "%2 = nn.triangular_solve %0, %1 : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>",
+        "%1, %2, %3 = nn.lu %0 : (tensor<2x4x4xf64>) -> (tensor<2x4x4xf64>, tensor<2x4xi32>, tensor<2x4xi32>)",
+    ],
+)
+def test_linalg_ops_print_what_they_parse(text: str) -> None:
+    defs = ["%0 = nn.full 1.0 : tensor<2x4x4xf64>"]
+    if not text.startswith("%1"):
+        defs.append("%1 = nn.full 1.0 : tensor<2x4x3xf64>")
+    module = parse("\n".join([*defs, text]) + "\n")
+    module.verify()
+    assert text in print_op(module)  # a module numbers its values in order, as the text does
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ and a `@jvp_rule` function next to the rules of the op's siblings (docs/autodiff
 - data_movement.py: broadcast_in_dim, reshape, transpose, slice, dynamic slices, concatenate, pad, gather,
   scatter_add;
 - linear.py: matmul, conv2d;  pooling.py: max_pool2d;
+- linalg.py: cholesky, triangular_solve, lu;
 - func.py: func.call;  autodiff.py: stop_gradient, custom_vjp, checkpoint;
 - scf.py: scf.if, scf.for, scf.while (loops.py and outline.py hold what they share);
 - tensor.py: tensor.extract, tensor.insert, tensor.from_elements, tensor.splat, tensor.empty;
@@ -21,6 +22,7 @@ from irgrad.autodiff.rules import (  # noqa: F401  (imported for their registrat
     debug,
     elementwise,
     func,
+    linalg,
     linear,
     pooling,
     reduction,

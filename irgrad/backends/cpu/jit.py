@@ -457,6 +457,10 @@ def _install_runtime_for(names: Sequence[str]) -> None:
         from irgrad.backends.cpu.blas import install_blas
 
         install_blas()
+    if any(name.startswith("irgrad_lapack_") for name in names):
+        from irgrad.backends.cpu.lapack import install_lapack
+
+        install_lapack()
     if "irgrad_parallel_for" in names:
         from irgrad.backends.cpu.threads import install_thread_pool
 
@@ -585,7 +589,9 @@ def load_object(data: bytes, *, target: HostTarget | None = None) -> CompiledMod
     target = target or host_target()
     check_object(bytes(data))
     # The symbol table names what the code calls.
-    _install_runtime_for([name for name in ("irgrad_blas_", "irgrad_parallel_for", "_ZGV") if name.encode() in data])
+    _install_runtime_for(
+        [name for name in ("irgrad_blas_", "irgrad_lapack_", "irgrad_parallel_for", "_ZGV") if name.encode() in data]
+    )
     start = time.perf_counter()
     empty = llvm.parse_assembly("")
     empty.triple = target.triple

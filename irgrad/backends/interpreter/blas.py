@@ -1,4 +1,6 @@
-"""`blas` on numpy arrays: `blas.gemm` as numpy's own matmul (a BLAS call in the element dtype).
+"""`blas` on numpy arrays: `blas.gemm` as numpy's own matmul (a BLAS call in the element dtype);
+the LAPACK routines in place, as the reference implementations of the `nn` ops they serve
+(irgrad/backends/interpreter/nn_linalg.py).
 
 The C buffer is written in place, as the op's contract says; with `beta = 0` its old contents
 are never read, so a NaN left in an uninitialized buffer cannot leak into the result.
@@ -9,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, register_impls
 
+from irgrad.backends.interpreter import nn_linalg
 from irgrad.backends.interpreter.values import numpy_impl
 from irgrad.dialects import blas
 
@@ -32,4 +35,23 @@ class BlasFunctions(InterpreterFunctions):
     @numpy_impl(blas.GemmOp)
     def run_gemm(self, interpreter: Interpreter, op: blas.GemmOp, args: PythonValues):
         gemm_in_place(op, *args)
+        return ()
+
+    @numpy_impl(blas.PotrfOp)
+    def run_potrf(self, interpreter: Interpreter, op: blas.PotrfOp, args: PythonValues):
+        (a,) = args
+        a[...] = nn_linalg.cholesky(a)
+        return ()
+
+    @numpy_impl(blas.TrsmOp)
+    def run_trsm(self, interpreter: Interpreter, op: blas.TrsmOp, args: PythonValues):
+        a, b = args
+        b[...] = nn_linalg.triangular_solve(a, b, op.lower is not None, op.unit_diagonal is not None)
+        return ()
+
+    @numpy_impl(blas.GetrfOp)
+    def run_getrf(self, interpreter: Interpreter, op: blas.GetrfOp, args: PythonValues):
+        a, pivots, permutation = args
+        lu, piv, perm = nn_linalg.lu(a)
+        a[...], pivots[...], permutation[...] = lu, piv, perm
         return ()

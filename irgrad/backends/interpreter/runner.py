@@ -37,6 +37,7 @@ from irgrad.backends.interpreter.nn_bitwise import NNBitwiseFunctions
 from irgrad.backends.interpreter.nn_creation import NNCreationFunctions
 from irgrad.backends.interpreter.nn_data_movement import NNDataMovementFunctions
 from irgrad.backends.interpreter.nn_elementwise import NNElementwiseFunctions
+from irgrad.backends.interpreter.nn_linalg import NNLinalgFunctions
 from irgrad.backends.interpreter.nn_linear import NNLinearFunctions
 from irgrad.backends.interpreter.nn_reduction import NNReductionFunctions
 from irgrad.backends.interpreter.cf import CfAssertFunctions
@@ -65,6 +66,7 @@ FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
     NNReductionFunctions,
     NNDataMovementFunctions,
     NNLinearFunctions,
+    NNLinalgFunctions,
     BlasFunctions,
     ShardFunctions,
     DebugFunctions,

@@ -69,6 +69,12 @@ class ConvertNNToLinalgPass(ModulePass):
                     "IR only: run the autodiff pass first (-p autodiff,convert-nn-to-linalg)",
                     inner,
                 )
+            if inner.name in ("nn.cholesky", "nn.triangular_solve", "nn.lu"):
+                raise PassError(
+                    "is a factorization: run nn-expand-factorizations first, which writes it as "
+                    "loops of nn ops (-p nn-expand-factorizations,convert-nn-to-linalg)",
+                    inner,
+                )
         patterns: list[RewritePattern] = []
         populate_nn_to_linalg_patterns(patterns)
         PatternRewriteWalker(

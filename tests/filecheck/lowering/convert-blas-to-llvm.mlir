@@ -46,6 +46,26 @@ func.func @no_gemm(%c: memref<4x5xf32>) {
 
 // -----
 
+// The LAPACK routines: sizes, pointers and leading dimensions (the first strides), the
+// triangular solve's flags as 0/1; f32 calls the `s` entry points, f64 the `d` ones.
+// CHECK-LABEL: func.func @lapack
+// CHECK-DAG:   %[[N:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-DAG:   %[[LDB:.*]] = llvm.mlir.constant(8) : i64
+// CHECK-DAG:   %[[K:.*]] = llvm.mlir.constant(2) : i64
+// CHECK-DAG:   %[[T:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-DAG:   %[[F:.*]] = llvm.mlir.constant(0) : i64
+// CHECK:       llvm.call @irgrad_lapack_dpotrf(%[[N]], %{{.*}}, %[[N]]) : (i64, !llvm.ptr, i64) -> ()
+// CHECK:       llvm.call @irgrad_lapack_dtrsm(%[[T]], %[[F]], %[[N]], %[[K]], %{{.*}}, %[[N]], %{{.*}}, %[[LDB]]) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64) -> ()
+// CHECK:       llvm.call @irgrad_lapack_sgetrf(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr) -> ()
+func.func @lapack(%a: memref<4x4xf64>, %b: memref<4x2xf64, strided<[8, 1]>>, %c: memref<3x3xf32>, %p: memref<3xi32>, %q: memref<3xi32>) {
+  blas.potrf %a : memref<4x4xf64>
+  blas.trsm %a, %b lower : memref<4x4xf64>, memref<4x2xf64, strided<[8, 1]>>
+  blas.getrf %c, %p, %q : memref<3x3xf32>, memref<3xi32>, memref<3xi32>
+  func.return
+}
+
+// -----
+
 // The input contract is blas.gemm ops the verifier accepts; these get its located errors.
 // ERR: convert-blas-to-llvm.mlir:[[# @LINE + 3]]:3: error: 'blas.gemm' op contracts op(A) 4x3 with op(B) 4x5: inner sizes differ (A is 4x3, B is 4x5)
 // EXIT: exit=1

@@ -55,3 +55,43 @@ func.func @alpha_type(%a: memref<4x3xf32>, %b: memref<3x5xf32>, %c: memref<4x5xf
   func.return
 }
 // CHECK: 'blas.gemm' op alpha must be an f64 attribute
+
+// -----
+
+func.func @potrf_not_square(%a: memref<4x3xf64>) {
+  blas.potrf %a : memref<4x3xf64>
+  func.return
+}
+// CHECK: 'blas.potrf' op operand a must be square, got memref<4x3xf64>
+
+// -----
+
+func.func @trsm_rows(%a: memref<4x4xf64>, %b: memref<3x2xf64>) {
+  blas.trsm %a, %b lower : memref<4x4xf64>, memref<3x2xf64>
+  func.return
+}
+// CHECK: 'blas.trsm' op b must have 4 rows like a, got memref<3x2xf64>
+
+// -----
+
+func.func @trsm_types(%a: memref<4x4xf64>, %b: memref<4x2xf32>) {
+  blas.trsm %a, %b : memref<4x4xf64>, memref<4x2xf32>
+  func.return
+}
+// CHECK: 'blas.trsm' op element types differ: a memref<4x4xf64>, b memref<4x2xf32>
+
+// -----
+
+func.func @getrf_pivots(%a: memref<4x4xf32>, %p: memref<4xi64>, %q: memref<4xi32>) {
+  blas.getrf %a, %p, %q : memref<4x4xf32>, memref<4xi64>, memref<4xi32>
+  func.return
+}
+// CHECK: 'blas.getrf' op pivots must be memref<4xi32>, got memref<4xi64>
+
+// -----
+
+func.func @getrf_strided(%a: memref<4x4xf32>, %p: memref<4xi32, strided<[2]>>, %q: memref<4xi32>) {
+  blas.getrf %a, %p, %q : memref<4x4xf32>, memref<4xi32, strided<[2]>>, memref<4xi32>
+  func.return
+}
+// CHECK: 'blas.getrf' op pivots must be contiguous, got memref<4xi32, strided<[2]>>

@@ -25,3 +25,17 @@ func.func @row_slice(%a: memref<4x3xf32, strided<[8, 1], offset: 2>>, %b: memref
   blas.gemm %a, %b, %c {alpha = 1.0 : f64, beta = 0.0 : f64} : memref<4x3xf32, strided<[8, 1], offset: 2>>, memref<3x5xf32>, memref<4x5xf32>
   func.return
 }
+
+// The LAPACK routines: in place on one matrix each, row slices allowed.
+// CHECK-LABEL: func.func @lapack
+// CHECK-NEXT:    blas.potrf %a : memref<4x4xf64>
+// CHECK-NEXT:    blas.trsm %a, %b lower unit_diagonal : memref<4x4xf64>, memref<4x2xf64, strided<[8, 1], offset: ?>>
+// CHECK-NEXT:    blas.trsm %a, %b : memref<4x4xf64>, memref<4x2xf64, strided<[8, 1], offset: ?>>
+// CHECK-NEXT:    blas.getrf %c, %p, %q : memref<3x3xf32>, memref<3xi32>, memref<3xi32>
+func.func @lapack(%a: memref<4x4xf64>, %b: memref<4x2xf64, strided<[8, 1], offset: ?>>, %c: memref<3x3xf32>, %p: memref<3xi32>, %q: memref<3xi32>) {
+  blas.potrf %a : memref<4x4xf64>
+  blas.trsm %a, %b lower unit_diagonal : memref<4x4xf64>, memref<4x2xf64, strided<[8, 1], offset: ?>>
+  blas.trsm %a, %b : memref<4x4xf64>, memref<4x2xf64, strided<[8, 1], offset: ?>>
+  blas.getrf %c, %p, %q : memref<3x3xf32>, memref<3xi32>, memref<3xi32>
+  func.return
+}

@@ -1207,3 +1207,44 @@ func.func @scatter_add_result(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor
   %0 = "nn.scatter_add"(%x, %i, %u) <{axis = 0 : i64}> : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<4x3xf32>
   func.return
 }
+
+// -----
+
+// The factorizations take f32/f64 square matrices (LAPACK's real types).
+// CHECK: error: 'nn.cholesky' op operand must be f32 or f64 (LAPACK's real types), got tensor<4x4xf16>
+func.func @cholesky_half(%a: tensor<4x4xf16>) {
+  %0 = nn.cholesky %a : (tensor<4x4xf16>) -> tensor<4x4xf16>
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'nn.cholesky' op operand must be a square matrix or a batch of them (..., n, n), got 4x3
+func.func @cholesky_not_square(%a: tensor<4x3xf32>) {
+  %0 = nn.cholesky %a : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'nn.triangular_solve' op b must be (..., 4, k) with a's batch dimensions, got a 2x4x4, b 3x4x2
+func.func @triangular_solve_batch(%a: tensor<2x4x4xf64>, %b: tensor<3x4x2xf64>) {
+  %0 = nn.triangular_solve %a, %b lower : (tensor<2x4x4xf64>, tensor<3x4x2xf64>) -> tensor<3x4x2xf64>
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'nn.triangular_solve' op element types differ: a tensor<4x4xf64>, b tensor<4x2xf32>
+func.func @triangular_solve_types(%a: tensor<4x4xf64>, %b: tensor<4x2xf32>) {
+  %0 = nn.triangular_solve %a, %b : (tensor<4x4xf64>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'nn.lu' op result types (tensor<4x4xf32>, tensor<4xi64>, tensor<4xi32>) do not match the inferred types (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>)
+func.func @lu_pivots(%a: tensor<4x4xf32>) {
+  %0, %1, %2 = nn.lu %a : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi64>, tensor<4xi32>)
+  func.return
+}

@@ -468,3 +468,23 @@ func.func @constant_non_finite() -> tensor<4xf32> {
   %c = nn.constant dense<"0x0000803F0000807F0000C07F000080FF"> : tensor<4xf32>
   func.return %c : tensor<4xf32>
 }
+
+// -----------------------------------------------------------------------------------------------
+// Linear algebra
+// -----------------------------------------------------------------------------------------------
+
+// The factorizations, batched, with and without the triangular solve's flags.
+// CHECK-LABEL: func.func @factorizations
+// CHECK-NEXT:    %l = nn.cholesky %a : (tensor<2x4x4xf64>) -> tensor<2x4x4xf64>
+// CHECK-NEXT:    %x = nn.triangular_solve %l, %b lower : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>
+// CHECK-NEXT:    %y = nn.triangular_solve %l, %x unit_diagonal : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>
+// CHECK-NEXT:    %z = nn.triangular_solve %l, %y lower unit_diagonal : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>
+// CHECK-NEXT:    %lu, %piv, %perm = nn.lu %c : (tensor<5x5xf32>) -> (tensor<5x5xf32>, tensor<5xi32>, tensor<5xi32>)
+func.func @factorizations(%a: tensor<2x4x4xf64>, %b: tensor<2x4x3xf64>, %c: tensor<5x5xf32>) -> (tensor<2x4x3xf64>, tensor<5x5xf32>, tensor<5xi32>) {
+  %l = nn.cholesky %a : (tensor<2x4x4xf64>) -> tensor<2x4x4xf64>
+  %x = nn.triangular_solve %l, %b lower : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>
+  %y = nn.triangular_solve %l, %x unit_diagonal : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>
+  %z = nn.triangular_solve %l, %y lower unit_diagonal : (tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64>
+  %lu, %piv, %perm = nn.lu %c : (tensor<5x5xf32>) -> (tensor<5x5xf32>, tensor<5xi32>, tensor<5xi32>)
+  func.return %z, %lu, %perm : tensor<2x4x3xf64>, tensor<5x5xf32>, tensor<5xi32>
+}

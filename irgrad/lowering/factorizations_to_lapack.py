@@ -1,0 +1,161 @@
+"""`convert-factorizations-to-lapack`: outlined factorizations' loops replaced by LAPACK calls.
+
+Input invariant: stage "bufferized", with the private functions `nn-expand-factorizations`
+outlined (tagged `irgrad.factorization = {kind, lower, unit_diagonal}`), now on memrefs in
+the bufferized calling convention: read-only inputs, then one out-parameter per result:
+
+    potrf: (%a, %l)             trsm: (%a, %b, %x)             getrf: (%a, %lu, %piv, %perm)
+
+Output IR: each such function's body becomes a copy of the matrix that is factored in place
+(A into L or LU, B into X) and, per batch element (an `scf.for` nest over the leading
+dimensions, none for a single matrix), one `blas.potrf` / `blas.trsm` / `blas.getrf` on the
+2-D subviews. `convert-blas-to-llvm` turns those into calls of the runtime's LAPACK entry
+points (irgrad/backends/cpu/lapack.py). The function's old body, the reference loop, is the
+specification these calls meet; a pipeline without this pass (the GPU's) keeps it.
+
+Why after bufferization: the library routines work in place on buffers, and the function
+boundary gives exactly the buffers they need, fresh and owned (the out-parameters), with no
+bufferization rule of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from irgrad.diagnostics import PassError
+from irgrad.dialects.blas import GetrfOp, PotrfOp, TrsmOp
+from irgrad.transforms.expand_factorizations import FACTORIZATION_ATTR
+
+_ARITY = {"potrf": 2, "trsm": 3, "getrf": 4}
+
+
+def _flag(attr: DictionaryAttr, key: str) -> bool:
+    value = attr.data.get(key)
+    if isinstance(value, IntegerAttr):
+        return bool(value.value.data)
+    return isinstance(value, BoolAttr) and bool(value.value.data)
+
+
+def _tail_subview(value: SSAValue, ivs: Sequence[SSAValue], keep: int) -> tuple[SSAValue, list[Operation]]:
+    """The last `keep` dimensions of the identity-layout memref `value` at batch indices `ivs`
+    (a rank-reducing subview, dynamic offset), or `value` itself without batch dimensions."""
+    t = value.type
+    assert isinstance(t, MemRefType)
+    shape = list(t.get_shape())
+    lead = len(shape) - keep
+    if lead == 0:
+        return value, []
+    strides = t.get_strides()
+    assert strides is not None and all(s is not None for s in strides)
+    result_type = MemRefType(
+        t.get_element_type(), shape[lead:], StridedLayoutAttr([int(s) for s in strides[lead:]], None), t.memory_space
+    )
+    subview = memref.SubviewOp.get(value, [*ivs, *([0] * keep)], [1] * lead + shape[lead:], [1] * len(shape), result_type)
+    return subview.result, [subview]
+
+
+def _per_matrix(
+    batch: Sequence[int], views: Sequence[tuple[SSAValue, int]], emit: Callable[[list[SSAValue]], Operation]
+) -> list[Operation]:
+    """Ops that run `emit(subviews)` once per batch index: an scf.for per batch dimension."""
+    index = IndexType()
+    before: list[Operation] = []
+    if not batch:
+        return [emit([v for v, _ in views])]
+    zero = arith.ConstantOp(IntegerAttr(0, index))
+    one = arith.ConstantOp(IntegerAttr(1, index))
+    before += [zero, one]
+    bodies: list[Block] = []
+    loops: list[scf.ForOp] = []
+    for size in batch:
+        bound = arith.ConstantOp(IntegerAttr(size, index))
+        before.append(bound)
+        body = Block(arg_types=[index])
+        bodies.append(body)
+        loops.append(scf.ForOp(zero.result, bound.result, one.result, [], body))
+    ivs = [b.args[0] for b in bodies]
+    inner: list[Operation] = []
+    subviews: list[SSAValue] = []
+    for value, keep in views:
+        view, ops = _tail_subview(value, ivs, keep)
+        inner += ops
+        subviews.append(view)
+    inner.append(emit(subviews))
+    bodies[-1].add_ops([*inner, scf.YieldOp()])
+    for outer, loop in zip(bodies[:-1], loops[1:]):
+        outer.add_ops([loop, scf.YieldOp()])
+    return [*before, loops[0]]
+
+
+def lapack_body(function: func.FuncOp, kind: str, lower: bool, unit: bool) -> list[Operation]:
+    """The new body of an outlined factorization (see the module docstring)."""
+    args = list(function.body.block.args)
+    if len(args) != _ARITY[kind] or not all(isinstance(a.type, MemRefType) for a in args):
+        raise PassError(
+            f"an outlined '{kind}' function takes {_ARITY[kind]} memrefs after bufferize, got "
+            f"({', '.join(str(a.type) for a in args)}); run bufferize first",
+            function,
+        )
+    matrix_type = args[0].type
+    assert isinstance(matrix_type, MemRefType)
+    batch = list(matrix_type.get_shape()[:-2])
+    if kind == "potrf":
+        a, out = args
+        copy: Operation = memref.CopyOp(a, out)
+        loops = _per_matrix(batch, [(out, 2)], lambda v: PotrfOp(v[0]))
+    elif kind == "trsm":
+        a, b, out = args
+        copy = memref.CopyOp(b, out)
+        loops = _per_matrix(batch, [(a, 2), (out, 2)], lambda v: TrsmOp(v[0], v[1], lower=lower, unit_diagonal=unit))
+    else:
+        a, lu, piv, perm = args
+        copy = memref.CopyOp(a, lu)
+        loops = _per_matrix(batch, [(lu, 2), (piv, 1), (perm, 1)], lambda v: GetrfOp(v[0], v[1], v[2]))
+    return [copy, *loops, func.ReturnOp()]
+
+
+@dataclass(frozen=True)
+class ConvertFactorizationsToLapackPass(ModulePass):
+    """Replace the bodies of outlined factorizations (nn-expand-factorizations) by blas.potrf /
+    blas.trsm / blas.getrf calls on each batch element.
+
+    Input invariant: stage "bufferized". Output IR: the same, those functions' bodies replaced.
+    """
+
+    name = "convert-factorizations-to-lapack"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
+            tag = function.attributes.get(FACTORIZATION_ATTR)
+            if tag is None or not function.body.blocks:
+                continue
+            if not isinstance(tag, DictionaryAttr) or not isinstance(tag.data.get("kind"), StringAttr):
+                raise PassError(f"'{FACTORIZATION_ATTR}' must be a dictionary with a string 'kind'", function)
+            kind = tag.data["kind"].data  # type: ignore[union-attr]
+            if kind not in _ARITY:
+                raise PassError(f"unknown factorization kind '{kind}' (potrf, trsm or getrf)", function)
+            new_ops = lapack_body(function, kind, _flag(tag, "lower"), _flag(tag, "unit_diagonal"))
+            block = function.body.block
+            for old in reversed(list(block.ops)):
+                old.detach()
+                old.erase(safe_erase=False)
+            block.add_ops(new_ops)
+
+
+__all__ = ["ConvertFactorizationsToLapackPass", "lapack_body"]
