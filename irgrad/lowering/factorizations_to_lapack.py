@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     StringAttr,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError

@@ -27,11 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType, BoolAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -97,24 +96,6 @@ def trace_reference(op: Operation, name: str) -> func.FuncOp:
     return function
 
 
-def _inline(function: func.FuncOp, op: Operation) -> None:
-    """Replace `op` by a copy of `function`'s body, its arguments bound to op's operands."""
-    body = function.body.block
-    mapping: dict[SSAValue, SSAValue] = dict(zip(body.args, op.operands))
-    block = op.parent
-    assert block is not None
-    returned: list[SSAValue] = []
-    for inner in body.ops:
-        if isinstance(inner, func.ReturnOp):
-            returned = [mapping.get(v, v) for v in inner.operands]
-            break
-        clone = inner.clone(value_mapper=mapping)
-        block.insert_op_before(clone, op)
-        for old, new in zip(inner.results, clone.results):
-            mapping[old] = new
-    Rewriter.replace_op(op, [], returned)
-
-
 @dataclass(frozen=True)
 class ExpandFactorizationsPass(ModulePass):
     """Write nn.cholesky / nn.triangular_solve / nn.lu as their reference loops: calls of
@@ -148,11 +129,12 @@ class ExpandFactorizationsPass(ModulePass):
                 functions[key] = function
                 if self.outline:
                     op.body.block.add_op(function)
-            if self.outline:
-                call = func.CallOp(function.sym_name.data, list(target.operands), [r.type for r in target.results])
-                Rewriter.replace_op(target, call)
-            else:
-                _inline(function, target)
+            call = func.CallOp(function.sym_name.data, list(target.operands), [r.type for r in target.results])
+            Rewriter.replace_op(target, call)
+            if not self.outline:
+                from irgrad.transforms.inline import inline_call  # (inline imports this module)
+
+                inline_call(call, function)
 
 
 __all__ = ["FACTORIZATION_ATTR", "ExpandFactorizationsPass", "trace_reference"]
