@@ -24,22 +24,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import (
     BoolAttr,
     DictionaryAttr,
-    IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
     StridedLayoutAttr,
     StringAttr,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
 from irgrad.dialects.blas import GetrfOp, PotrfOp, TrsmOp
+from irgrad.lowering.linalg_to_blas import batch_loops
 from irgrad.transforms.expand_factorizations import FACTORIZATION_ATTR
 
 _ARITY = {"potrf": 2, "trsm": 3, "getrf": 4}
@@ -52,9 +52,10 @@ def _flag(attr: DictionaryAttr, key: str) -> bool:
     return isinstance(value, BoolAttr) and bool(value.value.data)
 
 
-def _tail_subview(value: SSAValue, ivs: Sequence[SSAValue], keep: int) -> tuple[SSAValue, list[Operation]]:
+def _tail_subview(value: SSAValue, ivs: Sequence[SSAValue | int], keep: int) -> tuple[SSAValue, list[Operation]]:
     """The last `keep` dimensions of the identity-layout memref `value` at batch indices `ivs`
-    (a rank-reducing subview, dynamic offset), or `value` itself without batch dimensions."""
+    (loop variables, or 0 for a dimension of size 1: a rank-reducing subview, its offset static
+    when every index is), or `value` itself without batch dimensions."""
     t = value.type
     assert isinstance(t, MemRefType)
     shape = list(t.get_shape())
@@ -63,8 +64,10 @@ def _tail_subview(value: SSAValue, ivs: Sequence[SSAValue], keep: int) -> tuple[
         return value, []
     strides = t.get_strides()
     assert strides is not None and all(s is not None for s in strides)
+    static = all(isinstance(i, int) for i in ivs)
+    offset = sum(int(i) * int(s) for i, s in zip(ivs, strides)) if static else None  # type: ignore[arg-type]
     result_type = MemRefType(
-        t.get_element_type(), shape[lead:], StridedLayoutAttr([int(s) for s in strides[lead:]], None), t.memory_space
+        t.get_element_type(), shape[lead:], StridedLayoutAttr([int(s) for s in strides[lead:]], offset), t.memory_space
     )
     subview = memref.SubviewOp.get(value, [*ivs, *([0] * keep)], [1] * lead + shape[lead:], [1] * len(shape), result_type)
     return subview.result, [subview]
@@ -73,34 +76,20 @@ def _tail_subview(value: SSAValue, ivs: Sequence[SSAValue], keep: int) -> tuple[
 def _per_matrix(
     batch: Sequence[int], views: Sequence[tuple[SSAValue, int]], emit: Callable[[list[SSAValue]], Operation]
 ) -> list[Operation]:
-    """Ops that run `emit(subviews)` once per batch index: an scf.for per batch dimension."""
-    index = IndexType()
-    before: list[Operation] = []
-    if not batch:
-        return [emit([v for v, _ in views])]
-    zero = arith.ConstantOp(IntegerAttr(0, index))
-    one = arith.ConstantOp(IntegerAttr(1, index))
-    before += [zero, one]
-    bodies: list[Block] = []
-    loops: list[scf.ForOp] = []
-    for size in batch:
-        bound = arith.ConstantOp(IntegerAttr(size, index))
-        before.append(bound)
-        body = Block(arg_types=[index])
-        bodies.append(body)
-        loops.append(scf.ForOp(zero.result, bound.result, one.result, [], body))
-    ivs = [b.args[0] for b in bodies]
+    """Ops that run `emit(subviews)` once per batch index (linalg_to_blas's batch loop nest)."""
+    nest = batch_loops(batch)
     inner: list[Operation] = []
     subviews: list[SSAValue] = []
+    ivs = [iv if iv is not None else 0 for iv in nest.ivs]
     for value, keep in views:
         view, ops = _tail_subview(value, ivs, keep)
         inner += ops
         subviews.append(view)
     inner.append(emit(subviews))
-    bodies[-1].add_ops([*inner, scf.YieldOp()])
-    for outer, loop in zip(bodies[:-1], loops[1:]):
-        outer.add_ops([loop, scf.YieldOp()])
-    return [*before, loops[0]]
+    if nest.body is None:
+        return [*nest.before, *inner]
+    nest.body.add_ops([*inner, scf.YieldOp()])
+    return nest.before
 
 
 def lapack_body(function: func.FuncOp, kind: str, lower: bool, unit: bool) -> list[Operation]:

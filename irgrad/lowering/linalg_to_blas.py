@@ -40,6 +40,7 @@ linalg.generic on tensors is outside the contract: a located error (run bufferiz
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -451,33 +452,63 @@ def depends_on_loops(operand: BatchedOperand, ivs: list[SSAValue | None]) -> boo
     return any(p is not None and ivs[p] is not None for p in operand.positions)
 
 
+@dataclass
+class BatchLoops:
+    """An scf.for nest over batch dimensions, built empty: `before` (its constants, then the
+    outermost loop) goes before the op it replaces; the caller fills `body` and ends it with
+    scf.yield. Size-1 dimensions get no loop (`ivs` None there); with no loop at all, `body` is
+    None and the work goes straight before the op."""
+
+    before: list[Operation]
+    ivs: list[SSAValue | None]
+    body: Block | None
+
+    def place(self, op: Operation, hoisted: Sequence[Operation], inner: Sequence[Operation]) -> None:
+        """Put the nest before `op`: `hoisted` ahead of it, `inner` in its body."""
+        block = op.parent
+        assert block is not None
+        if self.body is None:
+            block.insert_ops_before([*self.before, *hoisted, *inner], op)
+            return
+        self.body.add_ops([*inner, scf.YieldOp()])
+        constants, loop = self.before[:-1], self.before[-1]
+        block.insert_ops_before([*constants, *hoisted, loop], op)
+
+
+def batch_loops(sizes: Sequence[int]) -> BatchLoops:
+    """The loop nest of `BatchLoops` over `sizes`."""
+    index = IndexType()
+    looped = [p for p, size in enumerate(sizes) if size != 1]
+    ivs: list[SSAValue | None] = [None] * len(sizes)
+    if not looped:
+        return BatchLoops([], ivs, None)
+    zero = arith.ConstantOp(IntegerAttr(0, index))
+    one = arith.ConstantOp(IntegerAttr(1, index))
+    before: list[Operation] = [zero, one]
+    bodies: list[Block] = []
+    loops: list[scf.ForOp] = []
+    for position in looped:
+        bound = arith.ConstantOp(IntegerAttr(sizes[position], index))
+        before.append(bound)
+        body = Block(arg_types=[index])
+        ivs[position] = body.args[0]
+        loops.append(scf.ForOp(zero.result, bound.result, one.result, [], body))
+        bodies.append(body)
+    for outer, loop in zip(bodies[:-1], loops[1:]):
+        outer.add_ops([loop, scf.YieldOp()])
+    return BatchLoops([*before, loops[0]], ivs, bodies[-1])
+
+
 def emit_batched_gemm(op: linalg.GenericOp, matmul: BatchedMatmul, beta: float) -> None:
     """Replace `op` by an scf.for nest over C's batch dimensions (size-1 ones need no loop)
     calling blas.gemm on the 2-D subviews at each batch index."""
-    block = op.parent
-    assert block is not None
-    index = IndexType()
-    before: list[Operation] = []
-    looped = [p for p, size in enumerate(matmul.batch_sizes) if size != 1]
-    ivs: list[SSAValue | None] = [None] * len(matmul.batch_sizes)
-    bodies: list[Block] = []
-    loops: list[scf.ForOp] = []
-    if looped:
-        zero = arith.ConstantOp(IntegerAttr(0, index))
-        one = arith.ConstantOp(IntegerAttr(1, index))
-        before += [zero, one]
-        for position in looped:
-            bound = arith.ConstantOp(IntegerAttr(matmul.batch_sizes[position], index))
-            before.append(bound)
-            body = Block(arg_types=[index])
-            ivs[position] = body.args[0]
-            loops.append(scf.ForOp(zero.result, bound.result, one.result, [], body))
-            bodies.append(body)
+    nest = batch_loops(matmul.batch_sizes)
+    hoisted: list[Operation] = []
     inner: list[Operation] = []
     views: list[SSAValue] = []
     for operand in (matmul.a, matmul.b, matmul.c):
-        view, ops = matrix_subview(operand, ivs)
-        (inner if depends_on_loops(operand, ivs) else before).extend(ops)
+        view, ops = matrix_subview(operand, nest.ivs)
+        (inner if depends_on_loops(operand, nest.ivs) else hoisted).extend(ops)
         views.append(view)
     inner.append(
         GemmOp(
@@ -489,13 +520,7 @@ def emit_batched_gemm(op: linalg.GenericOp, matmul: BatchedMatmul, beta: float) 
             transpose_b=matmul.b.transposed,
         )
     )
-    if loops:
-        bodies[-1].add_ops([*inner, scf.YieldOp()])
-        for outer, loop in zip(bodies[:-1], loops[1:]):
-            outer.add_ops([loop, scf.YieldOp()])
-        block.insert_ops_before([*before, loops[0]], op)
-    else:
-        block.insert_ops_before([*before, *inner], op)
+    nest.place(op, hoisted, inner)
     op.detach()
     op.erase()
 

@@ -26,7 +26,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -278,6 +278,26 @@ def _shim_ir(bits: int | None) -> str:
     return "\n".join(parts)
 
 
+def compile_shim(ir: str, entry_points: Sequence[str], *, level: int, vectorize: bool) -> llvm.ExecutionEngine:
+    """Compile a runtime shim (LLVM IR text) for this host and define `entry_points` as process
+    symbols, for the generated code that calls them. Keep the engine alive as long as they are used."""
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    tm = target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=level, reloc="pic"
+    )
+    tuning = llvm.create_pipeline_tuning_options(speed_level=level)
+    tuning.loop_vectorization = tuning.slp_vectorization = tuning.loop_unrolling = vectorize
+    builder = llvm.create_pass_builder(tm, tuning)
+    builder.getModulePassManager().run(module, builder)
+    engine = llvm.create_mcjit_compiler(module, tm)
+    engine.finalize_object()
+    for name in entry_points:
+        llvm.add_symbol(name, engine.get_function_address(name))
+    return engine
+
+
 def _choose() -> tuple[BlasInfo, tuple[int, int] | None]:
     setting = os.environ.get("IRGRAD_BLAS", "").strip()
     if setting.lower() in ("none", "off", "0", "loops"):
@@ -313,25 +333,14 @@ def _install() -> None:
     if addresses is not None:
         llvm.add_symbol("_irgrad_rt_cblas_sgemm", addresses[0])
         llvm.add_symbol("_irgrad_rt_cblas_dgemm", addresses[1])
-    module = llvm.parse_assembly(_shim_ir(info.int_bits))
-    module.verify()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
     # With a library the loops only take the edge cases: optimize lightly (about 30 ms instead
     # of 200 ms, which a process loading cached code would otherwise pay on its first call).
-    level = 2 if info.uses_library else 3
-    tm = target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=level, reloc="pic"
+    _engine = compile_shim(
+        _shim_ir(info.int_bits),
+        ("irgrad_blas_sgemm", "irgrad_blas_dgemm"),
+        level=2 if info.uses_library else 3,
+        vectorize=not info.uses_library,
     )
-    tuning = llvm.create_pipeline_tuning_options(speed_level=level)
-    vectorize = not info.uses_library
-    tuning.loop_vectorization = tuning.slp_vectorization = tuning.loop_unrolling = vectorize
-    builder = llvm.create_pass_builder(tm, tuning)
-    builder.getModulePassManager().run(module, builder)
-    engine = llvm.create_mcjit_compiler(module, tm)
-    engine.finalize_object()
-    for name in ("irgrad_blas_sgemm", "irgrad_blas_dgemm"):
-        llvm.add_symbol(name, engine.get_function_address(name))
-    _engine = engine
     _info = info
     if os.environ.get("IRGRAD_BLAS_VERBOSE"):
         print(f"irgrad: GEMM through {info.describe()}", file=sys.stderr)

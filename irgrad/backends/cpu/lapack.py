@@ -78,6 +78,8 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
+from irgrad.backends.cpu import blas
+
 LAPACK_ROW_MAJOR = 101
 LAPACK_COL_MAJOR = 102
 UPLO_U = ord("U")
@@ -398,8 +400,6 @@ def _runtime_names(p: str) -> tuple[str, str, str]:
 
 def _candidates() -> Iterator[str]:
     """The library blas.py chose first (one OpenBLAS, one thread pool), then blas.py's search."""
-    from irgrad.backends.cpu import blas
-
     chosen = blas.blas_info().library
     if chosen is not None:
         yield chosen
@@ -444,21 +444,7 @@ def _install() -> None:
         runtime = [name for p, _, _ in PRECISIONS for name in _runtime_names(p)]
         for name, address in zip(runtime, addresses, strict=True):
             llvm.add_symbol(name, address)
-        module = llvm.parse_assembly(_shim_ir(info.int_bits))
-        module.verify()
-        target = llvm.Target.from_triple(llvm.get_process_triple())
-        tm = target.create_target_machine(
-            cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=2, reloc="pic"
-        )
-        tuning = llvm.create_pipeline_tuning_options(speed_level=2)
-        tuning.loop_vectorization = tuning.slp_vectorization = tuning.loop_unrolling = False
-        builder = llvm.create_pass_builder(tm, tuning)
-        builder.getModulePassManager().run(module, builder)
-        engine = llvm.create_mcjit_compiler(module, tm)
-        engine.finalize_object()
-        for name in ENTRY_POINTS:
-            llvm.add_symbol(name, engine.get_function_address(name))
-        _engine = engine
+        _engine = blas.compile_shim(_shim_ir(info.int_bits), ENTRY_POINTS, level=2, vectorize=False)
     else:
         _install_fallback()
     _info = info

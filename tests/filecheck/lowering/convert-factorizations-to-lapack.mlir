@@ -48,6 +48,18 @@ func.func private @getrf(%a: memref<3x4x4xf32>, %lu: memref<3x4x4xf32>, %piv: me
 
 // -----
 
+// A batch dimension of size 1 needs no loop: a subview at the static offset.
+// CHECK-LABEL: func.func private @potrf_unit_batch
+// CHECK-NEXT:    "memref.copy"(%a, %out)
+// CHECK-NEXT:    %[[V:.*]] = memref.subview %out[0, 0, 0] [1, 3, 3] [1, 1, 1] : memref<1x3x3xf32> to memref<3x3xf32, strided<[3, 1]>>
+// CHECK-NEXT:    blas.potrf %[[V]] : memref<3x3xf32, strided<[3, 1]>>
+// CHECK-NEXT:    func.return
+func.func private @potrf_unit_batch(%a: memref<1x3x3xf32>, %out: memref<1x3x3xf32>) attributes {irgrad.factorization = {kind = "potrf", lower = true, unit_diagonal = false}} {
+  func.return
+}
+
+// -----
+
 // Functions without the tag are left alone.
 // CHECK-LABEL: func.func @untagged
 // CHECK-NEXT:    func.return
