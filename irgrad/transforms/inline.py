@@ -82,6 +82,7 @@ class InlinePass(ModulePass):
         # Callees first: a post-order over the call graph, skipping cycles.
         done: set[str] = set()
         active: set[str] = set()
+        sizes: dict[str, int] = {}  # of finished functions (their bodies no longer change)
 
         def visit(f: func.FuncOp) -> None:
             name = f.sym_name.data
@@ -95,8 +96,12 @@ class InlinePass(ModulePass):
                     continue
                 visit(callee)
                 callee_name = callee.sym_name.data
-                if callee_name in active or _size(callee) > self.max_ops:
-                    continue  # recursive, or too large
+                if callee_name in active:
+                    continue  # recursive
+                if callee_name not in sizes:
+                    sizes[callee_name] = _size(callee)
+                if sizes[callee_name] > self.max_ops:
+                    continue  # too large
                 inline_call(call, callee)
             active.discard(name)
             done.add(name)
