@@ -1,6 +1,9 @@
 """`nn` ops that create tensors: constant, full, iota.
 
-- `nn.constant` becomes `arith.constant` with the same dense attribute;
+- `nn.constant` becomes `arith.constant` with the same dense attribute, except a splat of two
+  or more elements (all elements the same bits), which becomes what `nn.full` becomes: a
+  `dense<0.5> : tensor<16777216xf32>` read as an array would be a 64 MiB global in the
+  compiled module, read back from memory at every use;
 - `nn.full` becomes `linalg.fill` of a `tensor.empty` with a scalar `arith.constant`;
 - `tensor.splat` becomes `linalg.fill` of a `tensor.empty` with its scalar;
 - `nn.iota` becomes a generic without inputs whose body reads `linalg.index` of the counted
@@ -9,10 +12,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar, cast
 
+import numpy as np
+
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, i64
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, IntegerType, TensorType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -24,6 +30,7 @@ from irgrad.lowering.nn_to_linalg.common import (
     PARALLEL,
     Emitter,
     LoweringPattern,
+    constant,
     empty,
     filled,
     generic,
@@ -31,11 +38,30 @@ from irgrad.lowering.nn_to_linalg.common import (
 )
 
 
+def splat_value(attr: DenseIntOrFPElementsAttr) -> float | int | None:
+    """The one value of a dense attribute of two or more elements that all have the same
+    bits (stored once or repeated), else None."""
+    count = math.prod(attr.get_shape())
+    stored = attr.data.data
+    if count < 2 or not stored or len(stored) % count and len(stored) > count:
+        return None
+    width = len(stored) // count if len(stored) >= count else len(stored)
+    rows = np.frombuffer(stored, np.uint8).reshape(-1, width)
+    if not (rows == rows[0]).all():
+        return None
+    return next(iter(attr.iter_values()))  # type: ignore[return-value]
+
+
 class ConstantPattern(LoweringPattern):
     OPS: ClassVar[tuple[type[Operation], ...]] = (nn.ConstantOp,)
 
     def lower(self, b: Emitter, op: Operation) -> SSAValue:
-        return b(arith.ConstantOp(cast(nn.ConstantOp, op).value))
+        value = cast(nn.ConstantOp, op).value
+        splat = splat_value(value) if isinstance(value, DenseIntOrFPElementsAttr) else None
+        if splat is None or isinstance(splat, tuple):  # complex element types stay arrays
+            return b(arith.ConstantOp(value))
+        t = cast(TensorType, op.results[0].type)
+        return filled(b, constant(b, splat, t.get_element_type()), t.get_shape())
 
 
 class FullPattern(LoweringPattern):

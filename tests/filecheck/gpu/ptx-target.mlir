@@ -9,7 +9,8 @@
 
 // `irgrad-opt -p irgrad-gpu -t ptx` prints the PTX of a program's kernels (sm_80 unless
 // --gpu-arch or the target's `arch` option says otherwise), which ptxas assembles. Here W4's
-// fused elementwise map (tanh inline, one kernel reading and writing global memory) and a
+// fused elementwise map (tanh inline: fused multiply-adds and one approximate division, no
+// IEEE div.rn sequence; one kernel reading and writing global memory) and a
 // softmax over rows (exp from libdevice) followed by a sum to a scalar (a shared-memory
 // tree: bar.sync between halving steps).
 
@@ -20,6 +21,11 @@
 // CHECK-NEXT:   .param .u64 .ptr .global .align 1 w4_kernel0_param_0,
 // CHECK:        mov.u32 %r{{[0-9]+}}, %ctaid.x;
 // CHECK:        ld.global.{{[bf]}}32
+// CHECK-NOT:    div.rn.f32
+// CHECK:        fma.rn.f32
+// CHECK-NOT:    div.rn.f32
+// CHECK:        div.approx.f32
+// CHECK-NOT:    div.rn.f32
 // CHECK:        st.global.{{[bf]}}32
 // CHECK:      .visible .entry softmax_sum_kernel
 // CHECK:        .shared .align 4 .b8 __irgrad_shared_{{[0-9]+}}[1024];

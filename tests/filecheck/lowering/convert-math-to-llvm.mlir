@@ -48,15 +48,18 @@ func.func @exp_flushes_subnormals(%x: f32, %y: f64) -> (f32, f64) {
 // -----
 
 // tanh on f32 is an inline rational approximation (it vectorizes): clamp with
-// compare-and-select (NaN passes through), x*P(x^2)/Q(x^2), x itself for tiny |x|.
-// On f64 it is the llvm.tanh intrinsic (libm's tanh).
+// compare-and-select (NaN passes through), x*P(x^2)/Q(x^2) with Horner steps as
+// llvm.fmuladd (fused where the target has FMA) and an `afn` division (approximate on the
+// GPU), x itself for tiny |x|. On f64 it is the llvm.tanh intrinsic (libm's tanh).
 
 // CHECK-LABEL: func.func @tanh
 // CHECK-NOT:  llvm.call
 // CHECK:      %[[HI:.*]] = llvm.mlir.constant(7.90531111 : f32) : f32
 // CHECK:      %[[ABOVE:.*]] = llvm.fcmp "ogt" %x, %[[HI]] : f32
 // CHECK:      llvm.select %[[ABOVE]], %[[HI]], %x : i1, f32
-// CHECK:      %[[RATIO:.*]] = llvm.fdiv %{{.*}}, %{{.*}} : f32
+// CHECK:      llvm.call_intrinsic "llvm.fmuladd.f32"(%{{.*}}, %{{.*}}, %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK-NOT:  llvm.fadd
+// CHECK:      %[[RATIO:.*]] = llvm.fdiv %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<afn>} : f32
 // CHECK:      %[[TINY:.*]] = llvm.fcmp "olt" %{{.*}}, %{{.*}} : f32
 // CHECK:      %[[T32:.*]] = llvm.select %[[TINY]], %x, %[[RATIO]] : i1, f32
 // CHECK:      %[[T64:.*]] = llvm.call_intrinsic "llvm.tanh.f64"(%y) : (f64) -> f64

@@ -123,6 +123,33 @@ func.func @shift(%x: tensor<4xi32>, %n: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
+// A splat constant (stored once, or every element the same bits) becomes what nn.full
+// becomes: a scalar and a fill, not an array in memory. One element, or unequal elements,
+// stay dense constants.
+func.func @splat_constants() -> (tensor<4x4xf32>, tensor<3xi1>, tensor<2xf64>, tensor<1xf32>, tensor<2xi32>) {
+  %a = nn.constant dense<0.5> : tensor<4x4xf32>
+  %b = nn.constant dense<true> : tensor<3xi1>
+  %c = nn.constant dense<[-1.5, -1.5]> : tensor<2xf64>
+  %d = nn.constant dense<2.0> : tensor<1xf32>
+  %e = nn.constant dense<[7, 8]> : tensor<2xi32>
+  func.return %a, %b, %c, %d, %e : tensor<4x4xf32>, tensor<3xi1>, tensor<2xf64>, tensor<1xf32>, tensor<2xi32>
+}
+// CHECK-LABEL: func.func @splat_constants(
+// CHECK-NEXT:    %[[H:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK-NEXT:    %[[A:.*]] = linalg.fill ins(%[[H]] : f32) outs(%[[E]] : tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK-NEXT:    %[[T:.*]] = arith.constant true
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<3xi1>
+// CHECK-NEXT:    %[[B:.*]] = linalg.fill ins(%[[T]] : i1) outs(%[[E2]] : tensor<3xi1>) -> tensor<3xi1>
+// CHECK-NEXT:    %[[M:.*]] = arith.constant -1.500000e+00 : f64
+// CHECK-NEXT:    %[[E3:.*]] = tensor.empty() : tensor<2xf64>
+// CHECK-NEXT:    %[[C:.*]] = linalg.fill ins(%[[M]] : f64) outs(%[[E3]] : tensor<2xf64>) -> tensor<2xf64>
+// CHECK-NEXT:    %[[D:.*]] = arith.constant dense<2.000000e+00> : tensor<1xf32>
+// CHECK-NEXT:    %[[I:.*]] = arith.constant dense<[7, 8]> : tensor<2xi32>
+// CHECK-NEXT:    func.return %[[A]], %[[B]], %[[C]], %[[D]], %[[I]]
+
+// -----
+
 // constant -> arith.constant dense, full -> linalg.fill, iota -> linalg.index in a generic.
 func.func @creation() -> (tensor<2xf32>, tensor<2x3xf32>, tensor<2x3xi32>) {
   %c = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
