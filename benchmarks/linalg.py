@@ -1,4 +1,5 @@
-"""Linear algebra with its gradient: a Gaussian log-likelihood's value and gradient, float64.
+"""Linear algebra with its gradient, float64: a Gaussian log-likelihood (LU), and a spectral loss
+(eigh and svd).
 
 loss(a, b) = 1/2 b^T solve(a, b) + 1/2 logdet(a) for an SPD a = m m^T + n I (n = 128) and a
 right-hand side b of 128 x 16: one Cholesky (or LU) factorization forward, the gradient
@@ -6,6 +7,13 @@ right-hand side b of 128 x 16: one Cholesky (or LU) factorization forward, the g
 over `ig.linalg.solve` and `ig.linalg.slogdet` (an `nn.lu` each: LAPACK's getrf on the CPU;
 analytic custom_jvp derivatives); numpy: the closed form with LAPACK (`np.linalg`); PyTorch eager and jax.jit: their
 own linalg with autodiff. Every result is checked first against numpy's closed form.
+
+Spectral row: loss(a, m) = sum(w * c) + sum(v**2 * d) + sum(s) + sum(u**2 * e) with (w, v) =
+eigh(a) for a symmetric 128 x 128 a and (u, s, vt) = svd(m) for a 128 x 64 m (both with distinct
+eigen/singular values; the squares make the loss independent of vector signs). Value and gradient
+in both. numpy: LAPACK forward and the textbook backward formulas by hand (eigh: V (diag(w̄) +
+F o V^T V̄) V^T; svd: PyTorch's svd_backward); irgrad: `nn.eigh` / `nn.svd` (syevd / gesdd on
+the CPU) and their derivative rules.
 
     .venv/bin/python benchmarks/linalg.py
 """
@@ -41,6 +49,90 @@ def check(got: Any, ref: tuple[float, tuple[np.ndarray, np.ndarray]]) -> tuple[b
     err_g = max(np.linalg.norm(np.asarray(g) - r) / np.linalg.norm(r) for g, r in zip(grads, ref[1]))
     ok = err_v < 1e-10 and err_g < 1e-9
     return ok, f"value rel err {err_v:.1e}, grad rel err {err_g:.1e} (in norm)"
+
+
+M, P = 128, 64
+
+
+def spectral_data(seed: int = wl.SEED) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed + 1)
+    x = rng.standard_normal((N, N))
+    a = (x + x.T) / 2
+    m = rng.standard_normal((M, P))
+    c, d = rng.standard_normal(N), rng.standard_normal((N, N))
+    e = rng.standard_normal((M, P))
+    return a, m, c, d, e
+
+
+def np_spectral(a, m, c, d, e):
+    w, v = np.linalg.eigh(a)
+    u, s, vt = np.linalg.svd(m, full_matrices=False)
+    value = float(np.sum(w * c) + np.sum(v**2 * d) + np.sum(s) + np.sum(u**2 * e))
+    # eigh backward: w̄ = c, V̄ = 2 v d
+    vbar = 2 * v * d
+    f = w[None, :] - w[:, None]
+    np.fill_diagonal(f, np.inf)
+    ga = v @ (np.diag(c) + (v.T @ vbar) / f) @ v.T
+    ga = (ga + ga.T) / 2  # the symmetric part: the gradient of eigh of a symmetrized input
+    # svd backward (PyTorch's, m > k): s̄ = 1, Ū = 2 u e, V̄ = 0
+    ubar = 2 * u * e
+    uhu = u.T @ ubar
+    skew = uhu - uhu.T
+    e2 = s[None, :] ** 2 - s[:, None] ** 2
+    np.fill_diagonal(e2, 1.0)
+    j = skew * s[None, :] / e2 + np.eye(len(s))
+    gm = (u @ j + ubar / s[None, :] - u @ (u.T @ ubar / s[None, :])) @ vt
+    return value, (ga, gm)
+
+
+def spectral_check(got: Any, ref: Any) -> tuple[bool, str]:
+    value, grads = got
+    err_v = abs(float(value) - ref[0]) / abs(ref[0])
+    err_g = max(np.linalg.norm(np.asarray(g) - r) / np.linalg.norm(r) for g, r in zip(grads, ref[1]))
+    ok = err_v < 1e-10 and err_g < 1e-8
+    return ok, f"value rel err {err_v:.1e}, grad rel err {err_g:.1e} (in norm)"
+
+
+def spectral_main(wanted: set[str]) -> None:
+    a, m, c, d, e = spectral_data()
+    ref = np_spectral(a, m, c, d, e)
+    cells: dict[str, dict[str, Any]] = {}
+    run = wl.checked_runner(cells, "spectral", lambda out: spectral_check(out, ref))
+
+    def loss_with(lib: Any):
+        def loss(a, m):
+            w, v = lib.linalg.eigh(a)
+            u, s, _ = lib.linalg.svd(m, full_matrices=False)
+            return lib.sum(w * c) + lib.sum(v**2 * d) + lib.sum(s) + lib.sum(u**2 * e)
+
+        return loss
+
+    if "irgrad" in wanted:
+        import irgrad as ig
+
+        fn = ig.jit(ig.value_and_grad(loss_with(ig), argnums=(0, 1)))
+        run("irgrad", lambda: fn(a, m), lambda out: out)
+    if "numpy" in wanted:
+        run("numpy", lambda: np_spectral(a, m, c, d, e), lambda out: out)
+    if "torch" in wanted and (torch := wl.load_torch()) is not None:
+
+        def torch_call():
+            ta = torch.from_numpy(a).requires_grad_(True)
+            tm = torch.from_numpy(m).requires_grad_(True)
+            w, v = torch.linalg.eigh(ta)
+            u, s, _ = torch.linalg.svd(tm, full_matrices=False)
+            value = (w * torch.from_numpy(c)).sum() + (v**2 * torch.from_numpy(d)).sum() + s.sum() + (u**2 * torch.from_numpy(e)).sum()
+            ga, gm = torch.autograd.grad(value, (ta, tm))
+            return float(value.detach()), (ga.numpy(), gm.numpy())
+
+        run("torch", torch_call, lambda out: out)
+    if "jax.jit" in wanted and (jax := wl.load_jax()) is not None:
+        jax.config.update("jax_enable_x64", True)
+        jfn = jax.jit(jax.value_and_grad(loss_with(jax.numpy), argnums=(0, 1)))
+        run("jax.jit", lambda: jax.block_until_ready(jfn(a, m)),
+            lambda out: (float(out[0]), tuple(np.asarray(g) for g in out[1])))
+    wl.emit_row("spectral", "spectral", f"eigh {N}x{N} + svd {M}x{P} loss value+grad, f64",
+                "ms", cells, peers=["numpy", "torch", "jax.jit"])
 
 
 def irgrad_fn():
@@ -88,6 +180,7 @@ def main() -> int:
             lambda out: (float(out[0]), tuple(np.asarray(g) for g in out[1])))
     wl.emit_row("linalg", "linalg", f"Gaussian log-likelihood value+grad (solve, slogdet), {N}x{N}, f64",
                 "ms", cells, peers=["numpy", "torch", "jax.jit"])
+    spectral_main(wanted)
     return 0
 
 

@@ -3,7 +3,9 @@
 Conventions (per op, on static shapes): matmul 2*M*N*K per batch entry; conv2d 2*N*O*Ho*Wo*C*Kh*Kw;
 elementwise arithmetic and transcendental ops one FLOP per result element; reductions one per
 input element; max_pool2d one per window element; per matrix of a batch, cholesky n^3/3,
-triangular_solve n^2*k (B is n x k) and lu 2*n^3/3 (LAPACK's leading terms); data movement
+triangular_solve n^2*k (B is n x k) and lu 2*n^3/3 (LAPACK's leading terms), eigh 9*n^3, svd
+of an m x n matrix (p, q = max, min of m, n) min(14*p*q^2 + 8*q^3, 6*p*q^2 + 20*q^3) and qr
+4*m*n^2 - 4*n^3/3 (see `_factorization_flops` for the sources); data movement
 (reshape, transpose, slice, broadcast, pad, concatenate, gather, convert, select, constants) zero.
 Calls count their callee's FLOPs once per call; loops count their body once per iteration when the
 trip count is a constant, else once (and the result is marked inexact).
@@ -42,6 +44,30 @@ class Cost:
         self.by_op[name] = self.by_op.get(name, 0) + flops
 
 
+def _factorization_flops(op: nn.EighOp | nn.SvdOp | nn.QrOp) -> int:
+    """Leading-term FLOPs of eigh, svd and qr per matrix, times the batch.
+
+    - eigh (values and vectors): 9 n^3, Golub & Van Loan's count for the symmetric QR algorithm
+      with the eigenvectors accumulated (Matrix Computations, 4th ed., Section 8.3); syevd's
+      divide and conquer is of the same order.
+    - svd (reduced: U1 (p x q), s, V; p >= q, a wide matrix counted as its transpose): the
+      cheaper of Golub & Van Loan's Golub-Kahan-Reinsch, 14 p q^2 + 8 q^3, and R-SVD (QR first),
+      6 p q^2 + 20 q^3 (their SVD flop table, ibid., Section 8.6); LAPACK too factors a tall
+      enough matrix by QR first.
+    - qr (reduced, m >= n): geqrf 2 m n^2 - 2 n^3/3 plus orgqr forming the thin Q the same
+      again (LAPACK's flop counts for the two with k = n reflectors).
+    """
+    *batch, m, n = op.operand.type.get_shape()
+    if isinstance(op, nn.EighOp):
+        per = 9 * n**3
+    elif isinstance(op, nn.SvdOp):
+        p, q = max(m, n), min(m, n)
+        per = min(14 * p * q * q + 8 * q**3, 6 * p * q * q + 20 * q**3)
+    else:
+        per = 4 * m * n * n - 4 * n**3 // 3
+    return math.prod(batch) * per
+
+
 def op_flops(op: Operation) -> int:
     if isinstance(op, _ZERO_COST):
         return 0
@@ -56,6 +82,8 @@ def op_flops(op: Operation) -> int:
     if isinstance(op, nn.CholeskyOp | nn.LUOp):
         *batch, n, _ = op.operand.type.get_shape()
         return math.prod(batch) * (1 if isinstance(op, nn.CholeskyOp) else 2) * n**3 // 3
+    if isinstance(op, nn.EighOp | nn.SvdOp | nn.QrOp):
+        return _factorization_flops(op)
     if isinstance(op, nn.TriangularSolveOp):
         *batch, n, k = op.b.type.get_shape()
         return math.prod(batch) * n * n * k

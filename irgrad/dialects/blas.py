@@ -26,8 +26,17 @@ calls in place of the loops of `nn.cholesky`, `nn.triangular_solve` and `nn.lu`,
     blas.trsm %a, %b lower : memref<4x4xf64>, memref<4x2xf64>       (B := A^{-1} B)
     blas.getrf %a, %piv, %perm : memref<4x4xf64>, memref<4xi32>, memref<4xi32>  (A := L\\U)
 
-`convert-blas-to-llvm` turns them into calls of `irgrad_lapack_{s,d}{potrf,trsm,getrf}`
-(irgrad/backends/cpu/lapack.py), LAPACK(E) and CBLAS from the library numpy uses.
+and the raw decompositions under `nn.eigh`, `nn.svd` and `nn.qr` (the ops' sign convention and
+NaN rule are ordinary IR after the outlined call, so these promise LAPACK's results only):
+
+    blas.syevd %a, %w : memref<4x4xf64>, memref<4xf64>        (lower(A) := V, w ascending)
+    blas.gesdd %a, %s, %u, %vt : memref<5x3xf64>, memref<3xf64>, memref<5x3xf64>, memref<3x3xf64>
+                                                              (A scratch; A = U diag(s) V^T)
+    blas.geqrf %q, %r : memref<5x3xf64>, memref<3x3xf64>      (Q := A's Q, R; geqrf + orgqr)
+
+`convert-blas-to-llvm` turns them into calls of
+`irgrad_lapack_{s,d}{potrf,trsm,getrf,syevd,gesdd,geqrf}` (irgrad/backends/cpu/lapack.py),
+LAPACK(E) and CBLAS from the library numpy uses.
 """
 
 from __future__ import annotations
@@ -258,4 +267,116 @@ class GetrfOp(IRDLOperation):
                 raise VerifyException(f"'{self.name}' op {name} must be contiguous, got {t}")
 
 
-BLAS = Dialect("blas", [GemmOp, PotrfOp, TrsmOp, GetrfOp], [])
+def _check_vector(op: IRDLOperation, name: str, t: Attribute, size: int, element: Attribute) -> None:
+    """A contiguous 1-D memref<size x element>."""
+    assert isinstance(t, MemRefType)
+    if t.get_shape() != (size,) or t.get_element_type() != element:
+        raise VerifyException(f"'{op.name}' op {name} must be memref<{size}x{element}>, got {t}")
+    strides = t.get_strides()
+    if strides is None or tuple(strides) != (1,):
+        raise VerifyException(f"'{op.name}' op {name} must be contiguous, got {t}")
+
+
+def _check_same_element(op: IRDLOperation, a: Attribute, name: str, t: Attribute) -> None:
+    assert isinstance(a, MemRefType) and isinstance(t, MemRefType)
+    if t.get_element_type() != a.get_element_type():
+        raise VerifyException(f"'{op.name}' op element types differ: a {a}, {name} {t}")
+
+
+def _check_shape(op: IRDLOperation, name: str, t: Attribute, shape: tuple[int, ...]) -> None:
+    assert isinstance(t, MemRefType)
+    if tuple(t.get_shape()) != shape:
+        raise VerifyException(f"'{op.name}' op {name} must be {'x'.join(map(str, shape))}, got {t}")
+
+
+@irdl_op_definition
+class SyevdOp(IRDLOperation):
+    """Symmetric eigendecomposition in place (LAPACK xSYEVD, jobz = 'V', uplo = 'L', row-major):
+    reads A's lower triangle (diagonal included), writes the orthonormal eigenvectors into A as
+    columns (any signs) and the eigenvalues, ascending, into `w`; a non-finite lower triangle
+    or a LAPACK failure makes A and w all NaN."""
+
+    name = "blas.syevd"
+
+    a = operand_def(MemRefType)
+    w = operand_def(MemRefType)
+
+    assembly_format = "$a `,` $w attr-dict `:` type($a) `,` type($w)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, a: SSAValue, w: SSAValue):
+        super().__init__(operands=[a, w])
+
+    def verify_(self) -> None:
+        _check_matrix(self, "a", self.a.type, square=True)
+        a = self.a.type
+        assert isinstance(a, MemRefType)
+        _check_vector(self, "w", self.w.type, a.get_shape()[0], a.get_element_type())
+
+
+@irdl_op_definition
+class GesddOp(IRDLOperation):
+    """Reduced SVD (LAPACK xGESDD, jobz = 'S', row-major) of the m x n A, k = min(m, n): `s`
+    (k) descending, `u` (m x k) and `vt` (k x n) with orthonormal columns / rows (any signs,
+    the same flips in u's columns and vt's rows). A is scratch: its contents afterwards are
+    unspecified. A non-finite A or a LAPACK failure makes s, u and vt all NaN."""
+
+    name = "blas.gesdd"
+
+    a = operand_def(MemRefType)
+    s = operand_def(MemRefType)
+    u = operand_def(MemRefType)
+    vt = operand_def(MemRefType)
+
+    assembly_format = "$a `,` $s `,` $u `,` $vt attr-dict `:` type($a) `,` type($s) `,` type($u) `,` type($vt)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, a: SSAValue, s: SSAValue, u: SSAValue, vt: SSAValue):
+        super().__init__(operands=[a, s, u, vt])
+
+    def verify_(self) -> None:
+        _check_matrix(self, "a", self.a.type, square=False)
+        _check_matrix(self, "u", self.u.type, square=False)
+        _check_matrix(self, "vt", self.vt.type, square=False)
+        a = self.a.type
+        assert isinstance(a, MemRefType)
+        m, n = a.get_shape()
+        k = min(m, n)
+        _check_vector(self, "s", self.s.type, k, a.get_element_type())
+        for name, t, shape in (("u", self.u.type, (m, k)), ("vt", self.vt.type, (k, n))):
+            _check_same_element(self, a, name, t)
+            _check_shape(self, name, t, shape)
+
+
+@irdl_op_definition
+class GeqrfOp(IRDLOperation):
+    """Reduced QR in place (LAPACK xGEQRF then xORGQR, row-major) of the m x n A, m >= n, held
+    in `q`: `q` := Q (m x n, orthonormal columns), `r` := R (n x n, upper triangular, zeros
+    below the diagonal), with LAPACK's Householder signs (numpy.linalg.qr's). A non-finite A
+    or a LAPACK failure makes q and r all NaN."""
+
+    name = "blas.geqrf"
+
+    q = operand_def(MemRefType)
+    r = operand_def(MemRefType)
+
+    assembly_format = "$q `,` $r attr-dict `:` type($q) `,` type($r)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, q: SSAValue, r: SSAValue):
+        super().__init__(operands=[q, r])
+
+    def verify_(self) -> None:
+        _check_matrix(self, "q", self.q.type, square=False)
+        _check_matrix(self, "r", self.r.type, square=True)
+        q = self.q.type
+        assert isinstance(q, MemRefType)
+        m, n = q.get_shape()
+        if m < n:
+            raise VerifyException(f"'{self.name}' op q must be tall or square (m >= n), got {q}")
+        if self.r.type.get_element_type() != q.get_element_type():  # type: ignore[union-attr]
+            raise VerifyException(f"'{self.name}' op element types differ: q {q}, r {self.r.type}")
+        _check_shape(self, "r", self.r.type, (n, n))
+
+
+BLAS = Dialect("blas", [GemmOp, PotrfOp, TrsmOp, GetrfOp, SyevdOp, GesddOp, GeqrfOp], [])

@@ -1798,6 +1798,130 @@ class LUOp(NNOperation):
             )
 
 
+def _check_result_types(op: NNOperation, expected: Sequence[Attribute]) -> None:
+    got = [r.type for r in op.results]
+    if got != list(expected):
+        raise op.error(
+            f"result types ({', '.join(map(str, got))}) do not match the inferred types "
+            f"({', '.join(map(str, expected))})"
+        )
+
+
+@irdl_op_definition
+class EighOp(NNOperation):
+    """Eigenvalues and eigenvectors of a symmetric matrix, A = V diag(w) V^T (LAPACK's syevd).
+
+    Only the lower triangle of A is read (the symmetric matrix is tril(A) + tril(A, -1)^T).
+    Results: `w` (..., n), ascending, and `v` (..., n, n), the orthonormal eigenvectors as
+    columns. Each eigenvector's sign is fixed: its first entry whose magnitude is at least
+    half the column's largest is positive (so every backend, LAPACK or the Jacobi loop, gives
+    the same vectors up to roundoff, except within a repeated eigenvalue's eigenspace, which
+    has no unique basis). A NaN in the read triangle makes that batch element's w and v NaN.
+
+    `%w, %v = nn.eigh %a : (tensor<4x4xf64>) -> (tensor<4xf64>, tensor<4x4xf64>)`
+    """
+
+    name = "nn.eigh"
+    operand = operand_def(AnyTensorTypeConstr)
+    w = result_def(AnyTensorTypeConstr)
+    v = result_def(AnyTensorTypeConstr)
+    assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: Value):
+        t = cast(TensorType, _type_of(operand))
+        super().__init__(operands=[operand], result_types=[tensor(t.get_shape()[:-1], t.get_element_type()), t])
+
+    def verify_semantics(self) -> None:
+        t = cast(TensorType, self.operand.type)
+        _check_linalg_float(self, t, "operand")
+        _check_square(self, t, "operand")
+        _check_result_types(self, [tensor(t.get_shape()[:-1], t.get_element_type()), t])
+
+
+def svd_result_types(t: TensorType) -> list[TensorType]:
+    """u (..., m, k), s (..., k), vt (..., k, n) with k = min(m, n), for an operand (..., m, n)
+    (the operand's type three times for a rank below 2, which the verifier rejects)."""
+    if len(t.get_shape()) < 2:
+        return [t, t, t]
+    *batch, m, n = t.get_shape()
+    k = min(m, n)
+    e = t.get_element_type()
+    return [tensor([*batch, m, k], e), tensor([*batch, k], e), tensor([*batch, k, n], e)]
+
+
+@irdl_op_definition
+class SvdOp(NNOperation):
+    """Reduced singular value decomposition, A = U diag(s) V^T (LAPACK's gesdd).
+
+    For A (..., m, n) and k = min(m, n): `u` (..., m, k) and `vt` (..., k, n) with orthonormal
+    columns (rows), `s` (..., k) descending and >= 0. Signs are fixed as nn.eigh's: each column
+    of u has its first entry of at least half the column's largest magnitude positive, and the
+    matching row of vt is flipped with it (the product is unchanged). A NaN in A makes that
+    batch element's results NaN.
+
+    `%u, %s, %vt = nn.svd %a : (tensor<5x3xf64>) -> (tensor<5x3xf64>, tensor<3xf64>, tensor<3x3xf64>)`
+    """
+
+    name = "nn.svd"
+    operand = operand_def(AnyTensorTypeConstr)
+    u = result_def(AnyTensorTypeConstr)
+    s = result_def(AnyTensorTypeConstr)
+    vt = result_def(AnyTensorTypeConstr)
+    assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: Value):
+        t = cast(TensorType, _type_of(operand))
+        super().__init__(operands=[operand], result_types=svd_result_types(t))
+
+    def verify_semantics(self) -> None:
+        t = cast(TensorType, self.operand.type)
+        _check_linalg_float(self, t, "operand")
+        if len(t.get_shape()) < 2:
+            raise self.error(f"operand must be a matrix or a batch of them (..., m, n), got {shape_str(t)}")
+        _check_result_types(self, svd_result_types(t))
+
+
+def qr_result_types(t: TensorType) -> list[TensorType]:
+    """q (..., m, n) and r (..., n, n) for an operand (..., m, n), m >= n (the operand's type
+    twice for a rank below 2, which the verifier rejects)."""
+    if len(t.get_shape()) < 2:
+        return [t, t]
+    *batch, _, n = t.get_shape()
+    return [t, tensor([*batch, n, n], t.get_element_type())]
+
+
+@irdl_op_definition
+class QrOp(NNOperation):
+    """Reduced QR factorization of a tall or square matrix, A = Q R (LAPACK's geqrf + orgqr).
+
+    For A (..., m, n) with m >= n: `q` (..., m, n) with orthonormal columns and `r` (..., n, n)
+    upper triangular. Householder reflections with LAPACK's signs: R's diagonal entry j is
+    -sign(a_jj) times the norm of the reflected column (sign(0) = +), and where that column is
+    already zero below the diagonal there is no reflection (r_jj = a_jj). So q and r match
+    numpy.linalg.qr. A wide A (m < n) is the frontend's business (QR of its first m columns).
+
+    `%q, %r = nn.qr %a : (tensor<5x3xf64>) -> (tensor<5x3xf64>, tensor<3x3xf64>)`
+    """
+
+    name = "nn.qr"
+    operand = operand_def(AnyTensorTypeConstr)
+    q = result_def(AnyTensorTypeConstr)
+    r = result_def(AnyTensorTypeConstr)
+    assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: Value):
+        t = cast(TensorType, _type_of(operand))
+        super().__init__(operands=[operand], result_types=qr_result_types(t))
+
+    def verify_semantics(self) -> None:
+        t = cast(TensorType, self.operand.type)
+        _check_linalg_float(self, t, "operand")
+        shape = t.get_shape()
+        if len(shape) < 2 or shape[-2] < shape[-1]:
+            raise self.error(f"operand must be a tall or square matrix or a batch of them (..., m, n) with m >= n, got {shape_str(t)}")
+        _check_result_types(self, qr_result_types(t))
+
+
 NN = Dialect(
     "nn",
     [
@@ -1853,6 +1977,9 @@ NN = Dialect(
         CholeskyOp,
         TriangularSolveOp,
         LUOp,
+        EighOp,
+        SvdOp,
+        QrOp,
     ],
     [],
 )

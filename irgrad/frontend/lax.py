@@ -164,6 +164,30 @@ def lu(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
     return f.wrap(op.results[0]), f.wrap(op.results[1]), f.wrap(op.results[2])
 
 
+def eigh(a: Tracer) -> tuple[Tracer, Tracer]:
+    """`nn.eigh`: (w ascending, v) of the symmetric matrix whose lower triangle is a's."""
+    f = frame()
+    op = nn.EighOp(_v(a))
+    f.emit(op)
+    return f.wrap(op.results[0]), f.wrap(op.results[1])
+
+
+def svd(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """`nn.svd`: the reduced (u, s descending, vt)."""
+    f = frame()
+    op = nn.SvdOp(_v(a))
+    f.emit(op)
+    return f.wrap(op.results[0]), f.wrap(op.results[1]), f.wrap(op.results[2])
+
+
+def qr(a: Tracer) -> tuple[Tracer, Tracer]:
+    """`nn.qr`: the reduced (q, r) of a tall or square a, LAPACK's signs."""
+    f = frame()
+    op = nn.QrOp(_v(a))
+    f.emit(op)
+    return f.wrap(op.results[0]), f.wrap(op.results[1])
+
+
 def conv2d(
     x: Tracer, w: Tracer, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int]
 ) -> Tracer:

@@ -5,15 +5,17 @@
   become float32; float16/bfloat16 are refused), with leading batch dimensions: `cholesky`,
   `solve_triangular`, `cho_factor` / `cho_solve`, `lu_factor` / `lu` / `lu_solve` (square
   matrices), `solve`, `inv`, `det`, `slogdet`, `matrix_power`, `qr` (Householder).
-- Spectral (section "Jacobi eigenvalues and singular values"): `eigh` / `eigvalsh` (symmetric,
-  parallel cyclic Jacobi), `svd` / `svdvals` (one-sided Jacobi; full_matrices=True only for square
+- Spectral (section "Jacobi eigenvalues and singular values": the reference loops where LAPACK
+  is not used): `eigh` / `eigvalsh` (symmetric, parallel cyclic Jacobi), `svd` / `svdvals`
+  (one-sided Jacobi; full_matrices=True only for square
   matrices), and on top of them `pinv`, `lstsq` (2-D, JAX's always-full residuals), `matrix_rank`,
   `cond`, and the matrix norms ord=2 / -2 / 'nuc'. Not provided: eig/eigvals (non-symmetric).
-- Cholesky, triangular solves and LU are the `nn` ops `nn.cholesky`, `nn.triangular_solve` and
-  `nn.lu` (LAPACK's potrf, trsm, getrf): the CPU pipeline calls LAPACK for them, the GPU
-  pipeline and a CPU without LAPACK run their reference loops, `_cholesky_loop`, `_trsm_loop`
-  and `_lu_loop` below, which `nn-expand-factorizations` traces (as JAX's `lower_fun`). QR is
-  one `ig.fori_loop`. Every function's derivative is an analytic `ig.custom_jvp` rule (JAX's),
+- Cholesky, triangular solves, LU, eigh, SVD and QR are the `nn` ops `nn.cholesky`,
+  `nn.triangular_solve`, `nn.lu`, `nn.eigh`, `nn.svd` and `nn.qr` (LAPACK's potrf, trsm, getrf,
+  syevd, gesdd, geqrf + orgqr): the CPU pipeline calls LAPACK for them, the GPU pipeline and a
+  CPU without LAPACK run their reference loops, `_cholesky_loop`, `_trsm_loop`, `_lu_loop`,
+  `_eigh_raw`, `_svd_raw` and `_qr_loop` below (plus `_eigh_post` / `_svd_post`: the ops' sign
+  convention and NaN rule), which `nn-expand-factorizations` traces (as JAX's `lower_fun`). Every function's derivative is an analytic `ig.custom_jvp` rule (JAX's),
   so reverse mode never tapes a loop at first order. The section "Factorizations and solves"
   below gives the algorithms, their costs and the derivative story.
 - Failure modes follow JAX, not numpy (which raises LinAlgError): a matrix that is not positive
@@ -42,7 +44,7 @@ from irgrad.frontend.api_support import api, broadcast_shapes, broadcast_to, lif
 from irgrad.frontend.constants import full
 from irgrad.frontend.control_flow import fori_loop
 from irgrad.frontend.errors import DTypeError, ShapeError, user_site
-from irgrad.frontend.numerics_api import argmax
+from irgrad.frontend.numerics_api import all as all_, argmax, isfinite
 from irgrad.frontend.numpy_reductions import argsort, prod
 from irgrad.frontend.shape_api import take_along_axis
 from irgrad.frontend.tracing import Tracer
@@ -775,8 +777,36 @@ def _qr_loop(a: Tracer) -> tuple[Tracer, Tracer]:
     return q, r
 
 
+def _finite_or_nan(a: Tracer, *results: Tracer) -> list[Tracer]:
+    """`results` per batch element of a (..., m, n), all NaN where a has a NaN or inf (the
+    contract of nn.eigh, nn.svd and nn.qr)."""
+    ok = all_(isfinite(a), axis=(-2, -1))
+    out = []
+    for r in results:
+        mask = lax.reshape(ok, (*ok.shape, *([1] * (r.ndim - ok.ndim))))
+        out.append(_where(mask, r, full((), np.nan, r.dtype)))
+    return out
+
+
+def _sign_fix(x: Tracer) -> Tracer:
+    """+1 or -1 per column of x (..., m, k): the sign of each column's first entry of at least
+    half the column's largest magnitude (the sign convention of nn.eigh and nn.svd)."""
+    mag = np_api.abs(x)
+    big = mag >= 0.5 * np_api.max(mag, axis=-2, keepdims=True)
+    first = argmax(lax.convert(big, dtypes.int32), axis=-2, keepdims=True)
+    pick = take_along_axis(x, first, axis=-2)
+    one = full((), 1, x.dtype)
+    return lax.reshape(_where(pick < 0, -one, one), (*x.shape[:-2], x.shape[-1]))
+
+
+def _qr_reference(a: Tracer) -> tuple[Tracer, Tracer]:
+    """nn.qr's reference: the Householder loop, NaN where a is not finite."""
+    q, r = _finite_or_nan(a, *_qr_loop(a))
+    return q, r
+
+
 def _qr_core(a: Tracer) -> tuple[Tracer, Tracer]:
-    return _qr_loop(a)
+    return lax.qr(a)
 
 
 _qr_core = custom_jvp(_qr_core)
@@ -787,7 +817,7 @@ def _qr_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Any, Any]:
     """JAX's rule (m >= n, full column rank): with X = Q^T dA R^{-1} and the skew-symmetric
     dO = tril(X, -1) - tril(X, -1)^T, dQ = Q (dO - X) + dA R^{-1}, dR = (X - dO) R."""
     (a,), (da,) = primals, tangents
-    q, r = _qr_loop(a)
+    q, r = lax.qr(a)
     da_rinv = _mT(lax.triangular_solve(_mT(r), _mT(da), True, False))  # dA R^{-1}
     x = np_api.matmul(_mT(q), da_rinv)
     low = _triangle(x, True, -1)
@@ -930,17 +960,31 @@ def _sort_columns(idx: Tracer, *xs: Tracer) -> list[Tracer]:
     return out
 
 
-def _eigh_loop(a: Tracer) -> tuple[Tracer, Tracer]:
-    """Eigenvalues ascending and eigenvectors (columns) of a symmetric (..., n, n) a."""
-    d, v = _jacobi(a, one_sided=False)
+def _eigh_raw(a: Tracer) -> tuple[Tracer, Tracer]:
+    """Eigenvalues ascending and eigenvectors (columns, any signs) of the symmetric (..., n, n)
+    matrix whose lower triangle is a's (LAPACK's syevd's contract)."""
+    d, v = _jacobi(_symmetric_from(a, True), one_sided=False)
     w = _diagonal(d)
     idx = argsort(w, axis=-1)
     (v,) = _sort_columns(idx, v)
     return take_along_axis(w, idx, axis=-1), v
 
 
+def _eigh_post(a: Tracer, w: Tracer, v: Tracer) -> tuple[Tracer, Tracer]:
+    """nn.eigh's contract on top of a raw eigendecomposition: signs fixed, NaN where the lower
+    triangle of a is not finite."""
+    v = v * _row_vec(_sign_fix(v))
+    w, v = _finite_or_nan(_triangle(a, True), w, v)
+    return w, v
+
+
+def _eigh_reference(a: Tracer) -> tuple[Tracer, Tracer]:
+    """nn.eigh's reference: Jacobi, then its contract."""
+    return _eigh_post(a, *_eigh_raw(a))
+
+
 def _eigh_core(a: Tracer) -> tuple[Tracer, Tracer]:
-    return _eigh_loop(a)
+    return lax.eigh(a)
 
 
 _eigh_core = custom_jvp(_eigh_core)
@@ -951,7 +995,7 @@ def _eigh_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Any, Any
     """JAX's rule: with dA symmetrized and X = V^T dA V, dw = diag(X), dV = V (F o X),
     F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it."""
     (a,), (da,) = primals, tangents
-    w, v = _eigh_loop(a)
+    w, v = lax.eigh(a)
     da = 0.5 * (da + _mT(da))
     x = np_api.matmul(_mT(v), np_api.matmul(da, v))
     n = w.shape[-1]
@@ -972,7 +1016,9 @@ def eigh(a: Any, UPLO: str = "L", symmetrize_input: bool = True) -> tuple[Tracer
     """jax.numpy.linalg.eigh of a symmetric (..., n, n) a: (w, v), the eigenvalues ascending and
     the eigenvectors as the columns of v (a v = v diag(w)), by parallel cyclic Jacobi rotations. With
     `symmetrize_input` (the default, as JAX) a is replaced by (a + a^T) / 2; without it only the
-    `UPLO` triangle ('L' or 'U') is read, as numpy. Eigenvector signs are arbitrary (not numpy's).
+    `UPLO` triangle ('L' or 'U') is read, as numpy. Each eigenvector's sign is fixed (its first
+    entry of at least half its largest magnitude is positive; nn.eigh's convention), so results
+    agree across backends; numpy's signs are LAPACK's and may differ.
     The derivative is JAX's: degenerate eigenvalues make the eigenvectors' derivative inf/NaN."""
     lower = _uplo_lower("eigh", UPLO)
     t = _square("eigh", a)
@@ -1003,8 +1049,9 @@ def _svd_tall(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
     return u, s, _mT(v)
 
 
-def _svd_loop(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
-    """Reduced (u (..., m, k), s (..., k), vt (..., k, n)), k = min(m, n): a wide a is done as a^T."""
+def _svd_raw(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """Reduced (u (..., m, k), s (..., k), vt (..., k, n)), k = min(m, n), any signs: a wide a is
+    done as a^T."""
     m, n = a.shape[-2:]
     if m >= n:
         return _svd_tall(a)
@@ -1012,8 +1059,27 @@ def _svd_loop(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
     return _mT(vt), s, _mT(u)
 
 
+def _svd_post(a: Tracer, u: Tracer, s: Tracer, vt: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """nn.svd's contract on top of a raw SVD: u's column signs fixed (vt's rows with them), NaN
+    where a is not finite."""
+    sign = _sign_fix(u)
+    u, vt = u * _row_vec(sign), vt * _mT(_row_vec(sign))
+    u, s, vt = _finite_or_nan(a, u, s, vt)
+    return u, s, vt
+
+
+def _svd_reference(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """nn.svd's reference: one-sided Jacobi, then its contract."""
+    return _svd_post(a, *_svd_raw(a))
+
+
+def _svd_loop(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """The reduced SVD as the nn.svd op (LAPACK on the CPU, `_svd_reference` elsewhere)."""
+    return lax.svd(a)
+
+
 def _svd_core(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
-    return _svd_loop(a)
+    return lax.svd(a)
 
 
 _svd_core = custom_jvp(_svd_core)
@@ -1082,7 +1148,8 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     """numpy.linalg.svd: (u, s, vh) with a = u diag(s) vh, s descending, by one-sided Jacobi;
     only s with `compute_uv=False`. Reduced u (..., m, k), vh (..., k, n), k = min(m, n), with
     `full_matrices=False`; `full_matrices=True` is the same for square a and not supported
-    otherwise. Singular vector signs are arbitrary (not numpy's). Derivatives are JAX's rules;
+    otherwise. Singular vector signs follow nn.svd's convention (u's columns as eigh's
+    eigenvectors, vh's rows with them), not necessarily numpy's. Derivatives are JAX's rules;
     u's and vh's are inf/NaN at repeated (or, for the extra columns of a non-square a, zero)
     singular values, s's are always finite."""
     if hermitian:

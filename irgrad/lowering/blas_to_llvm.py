@@ -20,6 +20,9 @@ f32, d for f64; the same row-major conventions, leading dimensions the first str
     blas.potrf -> irgrad_lapack_{p}potrf(i64 n, ptr a, i64 lda)
     blas.trsm  -> irgrad_lapack_{p}trsm(i64 lower, i64 unit, i64 n, i64 k, ptr a, i64 lda, ptr b, i64 ldb)
     blas.getrf -> irgrad_lapack_{p}getrf(i64 n, ptr a, i64 lda, ptr pivots, ptr permutation)
+    blas.syevd -> irgrad_lapack_{p}syevd(i64 n, ptr a, i64 lda, ptr w)
+    blas.gesdd -> irgrad_lapack_{p}gesdd(i64 m, i64 n, ptr a, i64 lda, ptr s, ptr u, i64 ldu, ptr vt, i64 ldvt)
+    blas.geqrf -> irgrad_lapack_{p}geqrf(i64 m, i64 n, ptr q, i64 ldq, ptr r, i64 ldr)
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from irgrad.dialects.blas import GemmOp, GetrfOp, PotrfOp, TrsmOp, unit_strides_last
+from irgrad.dialects.blas import GemmOp, GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp, unit_strides_last
 from irgrad.lowering.llvm_common import LLVMBuilder, apply_conversion, check_no_ops_left
 
 SGEMM = "irgrad_blas_sgemm"
@@ -122,10 +125,58 @@ class GetrfLowering(RewritePattern):
         rewriter.erase(op)
 
 
+class SyevdLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SyevdOp, rewriter: PatternRewriter):
+        b = LLVMBuilder(rewriter, op)
+        n = cast(MemRefType[Attribute], op.a.type).get_shape()[0]
+        args = [b.const_int(n), b.operand(op.a), b.const_int(_leading(op.a)), b.operand(op.w)]
+        b.call(f"irgrad_lapack_{_prefix(op.a)}syevd", args, None)
+        rewriter.erase(op)
+
+
+class GesddLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GesddOp, rewriter: PatternRewriter):
+        b = LLVMBuilder(rewriter, op)
+        m, n = cast(MemRefType[Attribute], op.a.type).get_shape()
+        args = [
+            b.const_int(m),
+            b.const_int(n),
+            b.operand(op.a),
+            b.const_int(_leading(op.a)),
+            b.operand(op.s),
+            b.operand(op.u),
+            b.const_int(_leading(op.u)),
+            b.operand(op.vt),
+            b.const_int(_leading(op.vt)),
+        ]
+        b.call(f"irgrad_lapack_{_prefix(op.a)}gesdd", args, None)
+        rewriter.erase(op)
+
+
+class GeqrfLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GeqrfOp, rewriter: PatternRewriter):
+        b = LLVMBuilder(rewriter, op)
+        m, n = cast(MemRefType[Attribute], op.q.type).get_shape()
+        args = [
+            b.const_int(m),
+            b.const_int(n),
+            b.operand(op.q),
+            b.const_int(_leading(op.q)),
+            b.operand(op.r),
+            b.const_int(_leading(op.r)),
+        ]
+        b.call(f"irgrad_lapack_{_prefix(op.q)}geqrf", args, None)
+        rewriter.erase(op)
+
+
 @dataclass(frozen=True)
 class ConvertBlasToLLVMPass(ModulePass):
     """Lower blas.gemm to calls of the runtime's irgrad_blas_sgemm / irgrad_blas_dgemm, and
-    blas.potrf / trsm / getrf to irgrad_lapack_{s,d}{potrf,trsm,getrf}.
+    blas.potrf / trsm / getrf / syevd / gesdd / geqrf to
+    irgrad_lapack_{s,d}{potrf,trsm,getrf,syevd,gesdd,geqrf}.
 
     Input invariant: verified blas ops on memrefs. Output IR: llvm.call ops and their
     declarations; memref operands through unrealized casts to !llvm.ptr.
@@ -134,5 +185,16 @@ class ConvertBlasToLLVMPass(ModulePass):
     name = "convert-blas-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        apply_conversion(op, [GemmLowering(), PotrfLowering(), TrsmLowering(), GetrfLowering()])
+        apply_conversion(
+            op,
+            [
+                GemmLowering(),
+                PotrfLowering(),
+                TrsmLowering(),
+                GetrfLowering(),
+                SyevdLowering(),
+                GesddLowering(),
+                GeqrfLowering(),
+            ],
+        )
         check_no_ops_left(op, "blas", self.name)

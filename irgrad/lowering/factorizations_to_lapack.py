@@ -5,12 +5,15 @@ outlined (tagged `irgrad.factorization = {kind, lower, unit_diagonal}`), now on 
 the bufferized calling convention: read-only inputs, then one out-parameter per result:
 
     potrf: (%a, %l)             trsm: (%a, %b, %x)             getrf: (%a, %lu, %piv, %perm)
+    syevd: (%a, %w, %v)         gesdd: (%a, %u, %s, %vt)       geqrf: (%a, %q, %r)
 
 Output IR: each such function's body becomes a copy of the matrix that is factored in place
-(A into L or LU, B into X) and, per batch element (an `scf.for` nest over the leading
-dimensions, none for a single matrix), one `blas.potrf` / `blas.trsm` / `blas.getrf` on the
-2-D subviews. `convert-blas-to-llvm` turns those into calls of the runtime's LAPACK entry
-points (irgrad/backends/cpu/lapack.py). The function's old body, the reference loop, is the
+(A into L, LU, V or Q, B into X; gesdd, which destroys its A, copies A into a scratch
+`memref.alloc` freed at the end) and, per batch element (an `scf.for` nest over the leading
+dimensions, none for a single matrix), one `blas.potrf` / `blas.trsm` / `blas.getrf` /
+`blas.syevd` / `blas.gesdd` / `blas.geqrf` on the 2-D (and 1-D: w, s, pivots) subviews.
+`convert-blas-to-llvm` turns those into calls of the runtime's LAPACK entry points
+(irgrad/backends/cpu/lapack.py). The function's old body, the reference loop, is the
 specification these calls meet; a pipeline without this pass (the GPU's) keeps it.
 
 Why after bufferization: the library routines work in place on buffers, and the function
@@ -38,11 +41,11 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
-from irgrad.dialects.blas import GetrfOp, PotrfOp, TrsmOp
+from irgrad.dialects.blas import GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp
 from irgrad.lowering.linalg_to_blas import batch_loops
 from irgrad.transforms.expand_factorizations import FACTORIZATION_ATTR
 
-_ARITY = {"potrf": 2, "trsm": 3, "getrf": 4}
+_ARITY = {"potrf": 2, "trsm": 3, "getrf": 4, "syevd": 3, "gesdd": 4, "geqrf": 3}
 
 
 def _flag(attr: DictionaryAttr, key: str) -> bool:
@@ -112,17 +115,34 @@ def lapack_body(function: func.FuncOp, kind: str, lower: bool, unit: bool) -> li
         a, b, out = args
         copy = memref.CopyOp(b, out)
         loops = _per_matrix(batch, [(a, 2), (out, 2)], lambda v: TrsmOp(v[0], v[1], lower=lower, unit_diagonal=unit))
-    else:
+    elif kind == "getrf":
         a, lu, piv, perm = args
         copy = memref.CopyOp(a, lu)
         loops = _per_matrix(batch, [(lu, 2), (piv, 1), (perm, 1)], lambda v: GetrfOp(v[0], v[1], v[2]))
+    elif kind == "syevd":
+        a, w, v = args
+        copy = memref.CopyOp(a, v)
+        loops = _per_matrix(batch, [(v, 2), (w, 1)], lambda x: SyevdOp(x[0], x[1]))
+    elif kind == "gesdd":
+        # gesdd overwrites A: factor a scratch copy (a read-only argument may be the caller's).
+        a, u, s, vt = args
+        scratch = memref.AllocOp.get(matrix_type.get_element_type(), shape=matrix_type.get_shape())
+        loops = _per_matrix(
+            batch, [(scratch.memref, 2), (s, 1), (u, 2), (vt, 2)], lambda x: GesddOp(x[0], x[1], x[2], x[3])
+        )
+        copy = memref.CopyOp(a, scratch.memref)
+        return [scratch, copy, *loops, memref.DeallocOp.get(scratch.memref), func.ReturnOp()]
+    else:
+        a, q, r = args
+        copy = memref.CopyOp(a, q)
+        loops = _per_matrix(batch, [(q, 2), (r, 2)], lambda x: GeqrfOp(x[0], x[1]))
     return [copy, *loops, func.ReturnOp()]
 
 
 @dataclass(frozen=True)
 class ConvertFactorizationsToLapackPass(ModulePass):
     """Replace the bodies of outlined factorizations (nn-expand-factorizations) by blas.potrf /
-    blas.trsm / blas.getrf calls on each batch element.
+    trsm / getrf / syevd / gesdd / geqrf calls on each batch element.
 
     Input invariant: stage "bufferized". Output IR: the same, those functions' bodies replaced.
     """
@@ -138,7 +158,9 @@ class ConvertFactorizationsToLapackPass(ModulePass):
                 raise PassError(f"'{FACTORIZATION_ATTR}' must be a dictionary with a string 'kind'", function)
             kind = tag.data["kind"].data  # type: ignore[union-attr]
             if kind not in _ARITY:
-                raise PassError(f"unknown factorization kind '{kind}' (potrf, trsm or getrf)", function)
+                raise PassError(
+                    f"unknown factorization kind '{kind}' (potrf, trsm, getrf, syevd, gesdd or geqrf)", function
+                )
             new_ops = lapack_body(function, kind, _flag(tag, "lower"), _flag(tag, "unit_diagonal"))
             block = function.body.block
             for old in reversed(list(block.ops)):

@@ -1,24 +1,29 @@
-"""`nn-expand-factorizations`: `nn.cholesky`, `nn.triangular_solve` and `nn.lu` as loops of nn ops.
+"""`nn-expand-factorizations`: the factorizations (`nn.cholesky`, `nn.triangular_solve`, `nn.lu`,
+`nn.eigh`, `nn.svd`, `nn.qr`) as loops of nn ops.
 
 Why: LAPACK does these factorizations far better than any loop nest irgrad could generate
 (blocked, BLAS-3), so the CPU pipeline calls it; but every other target (the GPU, a CPU
 without LAPACK) needs them as ordinary IR. This pass writes each op as its reference loop
 (one `scf.for` over the columns of masked whole-matrix updates, the algorithms of
-irgrad/frontend/linalg.py: `_cholesky_loop`, `_trsm_loop`, `_lu_loop`), traced from Python
-as JAX's `mlir.lower_fun` does. Their results match the ops' contracts exactly (NaN for a
-matrix that is not positive definite, getrf's pivots, inf/NaN for a zero on a triangular
-diagonal), so a target may take either form.
+irgrad/frontend/linalg.py: `_cholesky_loop`, `_trsm_loop`, `_lu_loop`, `_qr_loop`, and
+parallel cyclic Jacobi for eigh and svd, `_eigh_raw` and `_svd_raw`), traced from Python as
+JAX's `mlir.lower_fun` does. Their results match the ops' contracts (NaN for a matrix that is
+not positive definite, getrf's pivots, inf/NaN for a zero on a triangular diagonal, LAPACK's
+QR signs), so a target may take either form. eigh and svd come as two parts: the outlined
+raw factorization (vectors of any sign, as LAPACK's syevd and gesdd give them), then, inline
+after the call, the op's contract on top (`_eigh_post`, `_svd_post`: the sign convention, and
+all NaN for a non-finite input; qr gets the NaN rule alone).
 
 - `outline=true` (default, the CPU pipeline): each op becomes a `func.call` of a private
   function (one per op kind, attributes and operand types) holding the loop, tagged
-  `irgrad.factorization = {kind = "potrf" | "trsm" | "getrf", ...}`. After bufferization,
+  `irgrad.factorization = {kind = "potrf" | "trsm" | "getrf" | "syevd" | "gesdd" | "geqrf", ...}`. After bufferization,
   `convert-factorizations-to-lapack` replaces such a function's body by LAPACK calls; a
   pipeline that does not run it keeps the loops.
 - `outline=false` (the GPU pipeline): the loop is inlined in place of the op, so its kernels
   are launched like the rest of the program, with no call boundary and no host round trip.
 
-Input: nn IR (any stage before convert-nn-to-linalg). Output: the same with no
-nn.cholesky / nn.triangular_solve / nn.lu left.
+Input: nn IR (any stage before convert-nn-to-linalg). Output: the same with none of those
+six ops left.
 """
 
 from __future__ import annotations
@@ -32,14 +37,18 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType, BoolAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from irgrad.dialects import nn
+from irgrad.dialects.autodiff import StopGradientOp
 
 FACTORIZATION_ATTR = "irgrad.factorization"
 """The attribute that marks an outlined factorization (a DictionaryAttr: kind, lower, unit_diagonal)."""
 
-FACTORIZATION_OPS = (nn.CholeskyOp, nn.TriangularSolveOp, nn.LUOp)
+FACTORIZATION_OPS = (nn.CholeskyOp, nn.TriangularSolveOp, nn.LUOp, nn.EighOp, nn.SvdOp, nn.QrOp)
+
+_SIMPLE_KINDS = {nn.EighOp: "syevd", nn.SvdOp: "gesdd", nn.QrOp: "geqrf"}
+"""The ops without attributes, and their LAPACK routine (syevd reads the lower triangle)."""
 
 
 def _kind(op: Operation) -> tuple[str, bool, bool]:
@@ -48,20 +57,43 @@ def _kind(op: Operation) -> tuple[str, bool, bool]:
         return "potrf", True, False
     if isinstance(op, nn.TriangularSolveOp):
         return "trsm", op.is_lower, op.is_unit
+    if type(op) in _SIMPLE_KINDS:
+        return _SIMPLE_KINDS[type(op)], isinstance(op, nn.EighOp), False
     assert isinstance(op, nn.LUOp)
     return "getrf", False, False
 
 
 def _reference(kind: str, lower: bool, unit: bool) -> Callable[..., Any]:
-    """The frontend's reference loop for one factorization (imported late: the frontend
-    imports the pass registry, not the other way round)."""
+    """The frontend's reference loop for one factorization, what is outlined (imported late:
+    the frontend imports the pass registry, not the other way round). For syevd and gesdd it
+    returns vectors of any sign, as LAPACK does; `_post` then applies the op's contract."""
     from irgrad.frontend import linalg
 
     if kind == "potrf":
         return linalg._cholesky_loop
     if kind == "trsm":
         return lambda a, b: linalg._trsm_loop(a, b, lower, unit)
+    if kind == "syevd":
+        return linalg._eigh_raw
+    if kind == "gesdd":
+        return linalg._svd_raw
+    if kind == "geqrf":
+        return linalg._qr_loop
     return linalg._lu_loop
+
+
+def _post(kind: str) -> Callable[..., Any] | None:
+    """What follows the outlined call, inline, as a function of (operands..., raw results...):
+    the sign convention and the NaN rule of nn.eigh / nn.svd / nn.qr (None for the others)."""
+    from irgrad.frontend import linalg
+
+    if kind == "syevd":
+        return linalg._eigh_post
+    if kind == "gesdd":
+        return linalg._svd_post
+    if kind == "geqrf":
+        return lambda a, q, r: tuple(linalg._finite_or_nan(a, q, r))
+    return None
 
 
 def _type_name(t: Any) -> str:
@@ -69,22 +101,33 @@ def _type_name(t: Any) -> str:
     return "x".join(str(d) for d in t.get_shape()) + "x" + str(t.get_element_type())
 
 
-def trace_reference(op: Operation, name: str) -> func.FuncOp:
-    """A private function computing `op` with its reference loop, traced for its operand types."""
+def _trace_function(fn: Callable[..., Any], types: list[Any]) -> func.FuncOp:
+    """`fn` traced for tensor arguments of `types`, as a detached function."""
     from irgrad.frontend.tracing import ShapeDtype, trace
     from irgrad.frontend import dtypes
 
-    kind, lower, unit = _kind(op)
     avals = []
-    for value in op.operands:
-        t = value.type
+    for t in types:
         assert isinstance(t, TensorType)
         avals.append(ShapeDtype(tuple(t.get_shape()), dtypes.from_element_type(t.get_element_type())))
-    program = trace(_reference(kind, lower, unit), *avals)
+    program = trace(fn, *avals)
     functions = [f for f in program.module.ops if isinstance(f, func.FuncOp)]
     assert len(functions) == 1, "a reference loop traces to one function"
     function = functions[0]
     function.detach()
+    # A reference is a primal computation (the op's own rules give its derivatives), and this
+    # pass may run after autodiff: the stop_gradient marks of argsort/argmax are identities.
+    for inner in list(function.walk()):
+        if isinstance(inner, StopGradientOp):
+            Rewriter.replace_op(inner, [], [inner.operands[0]])
+    return function
+
+
+def trace_reference(op: Operation, name: str) -> func.FuncOp:
+    """A private function computing `op` with its reference loop, traced for its operand types
+    (for eigh, svd and qr: the raw factorization, without `_post`)."""
+    kind, lower, unit = _kind(op)
+    function = _trace_function(_reference(kind, lower, unit), [v.type for v in op.operands])
     function.sym_name = StringAttr(name)
     function.sym_visibility = StringAttr("private")
     function.attributes[FACTORIZATION_ATTR] = DictionaryAttr(
@@ -98,10 +141,10 @@ def trace_reference(op: Operation, name: str) -> func.FuncOp:
 
 @dataclass(frozen=True)
 class ExpandFactorizationsPass(ModulePass):
-    """Write nn.cholesky / nn.triangular_solve / nn.lu as their reference loops: calls of
-    private tagged functions (`outline=true`), or inlined (`outline=false`).
+    """Write the factorization ops as their reference loops: calls of private tagged functions
+    (`outline=true`), or inlined (`outline=false`).
 
-    Input: nn IR. Output: the same without those three ops.
+    Input: nn IR. Output: the same without those ops.
     """
 
     name = "nn-expand-factorizations"
@@ -129,11 +172,20 @@ class ExpandFactorizationsPass(ModulePass):
                 functions[key] = function
                 if self.outline:
                     op.body.block.add_op(function)
-            call = func.CallOp(function.sym_name.data, list(target.operands), [r.type for r in target.results])
-            Rewriter.replace_op(target, call)
-            if not self.outline:
-                from irgrad.transforms.inline import inline_call  # (inline imports this module)
+            from irgrad.transforms.inline import inline_call  # (inline imports this module)
 
+            results = [r.type for r in target.results]
+            call = func.CallOp(function.sym_name.data, list(target.operands), results)
+            post = _post(kind)
+            if post is None:
+                Rewriter.replace_op(target, call)
+            else:
+                Rewriter.insert_op(call, InsertPoint.before(target))
+                post_function = _trace_function(post, [*(v.type for v in target.operands), *results])
+                post_call = func.CallOp("post", [*target.operands, *call.results], results)
+                Rewriter.replace_op(target, post_call)
+                inline_call(post_call, post_function)
+            if not self.outline:
                 inline_call(call, function)
 
 

@@ -354,7 +354,8 @@ def _dynamic_update_slice(op: Operation, s: Sequence[Sharding]) -> Plan:
 @rule(nn.CholeskyOp)
 def _cholesky(op: Operation, s: Sequence[Sharding]) -> Plan:
     """Each matrix is factored on its own: batch splits carry, the matrix dimensions are made
-    whole. (nn.lu has three results and runs replicated: the partitioner plans one result.)"""
+    whole. (nn.lu, nn.eigh, nn.svd and nn.qr have several results and run replicated: the
+    partitioner plans one result.)"""
     x = resolved(s[0])
     target = Sharding((*x.split[:-2], (), ()))
     return Plan((target,), target)

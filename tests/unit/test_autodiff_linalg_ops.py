@@ -1,5 +1,6 @@
 """nn.cholesky, nn.triangular_solve and nn.lu: the reference interpreter against scipy, and their
-derivative and batching rules (irgrad/autodiff/rules/linalg.py) checked numerically in float64.
+derivative and batching rules (irgrad/autodiff/rules/linalg.py) checked numerically in float64; the
+same derivative, batching and cost checks for nn.eigh, nn.svd and nn.qr (their section at the end).
 
 - Interpreter: batches, both triangles, unit diagonals, garbage in the parts that are not read,
   a matrix that is not positive definite (all NaN), a zero on the diagonal (inf/NaN, no error), a
@@ -38,7 +39,7 @@ from _autodiff_harness import (
     run_pass,
 )
 from irgrad.autodiff.registry import BATCH_RULES, JVP_RULES, VJP_RULES, load_rules
-from irgrad.backends.interpreter import run_function
+from irgrad.backends.interpreter import nn_linalg, run_function
 from irgrad.dialects import autodiff as ad
 from irgrad.dialects import nn
 from irgrad.driver.registry import make_context
@@ -666,5 +667,463 @@ def test_lu_under_shard_partition_runs_replicated() -> None:
     )
     rng = np.random.default_rng(17)
     _, got, expected = partitioned_run(text, [rng.standard_normal((4, 3, 3)), rng.standard_normal((4, 3, 2))])
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# nn.eigh, nn.svd, nn.qr: derivative and batching rules
+# ---------------------------------------------------------------------------------------------------------------
+#
+# Inputs stay away from the non-smooth points: distinct eigenvalues (gaps >= 0.5) and singular values
+# (gaps >= 0.3, all >= 1), eigenvectors and left singular vectors whose sign convention (the first entry
+# of at least half the column's largest magnitude is positive) has a margin (no entry's magnitude within
+# 0.05 of half the largest, so a step of 1e-5 cannot move the chosen entry), and QR inputs whose
+# Householder steps have a margin (each reflected column's leading entry at least 10% of its norm, so
+# LAPACK's sign choice cannot flip). The harness's random functionals of the results (u . f) then see a
+# smooth function, and its central differences are a valid reference for u, v, vt and q directly.
+
+
+def sign_margin(columns: np.ndarray) -> float:
+    """How far every entry's magnitude is from half its column's largest (relative to the largest)."""
+    magnitude = np.abs(columns)
+    return float(np.min(np.abs(magnitude / magnitude.max(axis=-2, keepdims=True) - 0.5)))
+
+
+def orthonormal(rng: np.random.Generator, m: int, k: int) -> np.ndarray:
+    return np.linalg.qr(rng.standard_normal((m, k)))[0]
+
+
+def symmetric(rng: np.random.Generator, shape: Sequence[int], garbage: bool = True) -> np.ndarray:
+    """Q diag(w) Q^T with eigenvalues at least 0.5 apart and a sign margin on Q's columns; garbage in
+    the strict upper triangle (never read)."""
+    n = shape[-1]
+    flat = []
+    for _ in range(int(np.prod(shape[:-2], dtype=np.int64))):
+        while True:
+            q = orthonormal(rng, n, n)
+            if n == 1 or sign_margin(q) > 0.05:
+                break
+        w = -1.5 + np.cumsum(rng.uniform(0.5, 1.0, n))
+        flat.append(q @ np.diag(w) @ q.T)
+    a = np.stack(flat).reshape(shape)
+    if garbage:
+        a = a + np.triu(10 * rng.standard_normal(shape), 1)
+    return a
+
+
+def with_singular_values(rng: np.random.Generator, shape: Sequence[int]) -> np.ndarray:
+    """U diag(s) V^T with s >= 1 descending, at least 0.3 apart, and a sign margin on U's columns."""
+    m, n = shape[-2:]
+    k = min(m, n)
+    flat = []
+    for _ in range(int(np.prod(shape[:-2], dtype=np.int64))):
+        while True:
+            u = orthonormal(rng, m, k)
+            if m == 1 or sign_margin(u) > 0.05:
+                break
+        s = (1.0 + np.cumsum(rng.uniform(0.3, 0.8, k)))[::-1]
+        flat.append(u @ np.diag(s) @ orthonormal(rng, n, k).T)
+    return np.stack(flat).reshape(shape)
+
+
+def householder_margin(a: np.ndarray) -> float:
+    """The smallest |leading entry| / norm of the columns the Householder QR reflects (1 if none)."""
+    m = np.array(a, dtype=np.float64, copy=True)
+    rows, cols = m.shape
+    margin = 1.0
+    for j in range(min(cols, rows - 1)):
+        x = m[j:, j].copy()
+        norm = np.linalg.norm(x)
+        margin = min(margin, abs(x[0]) / norm)
+        v = x
+        v[0] += np.copysign(norm, x[0])
+        v /= np.linalg.norm(v)
+        m[j:, j:] -= 2 * np.outer(v, v @ m[j:, j:])
+    return margin
+
+
+def qr_ready(rng: np.random.Generator, shape: Sequence[int]) -> np.ndarray:
+    """A tall or square matrix (batch) with a Householder margin and R's diagonal at least 0.3."""
+    flat = []
+    for _ in range(int(np.prod(shape[:-2], dtype=np.int64))):
+        while True:
+            a = rng.standard_normal(shape[-2:])
+            r = np.linalg.qr(a)[1]
+            if householder_margin(a) > 0.1 and np.min(np.abs(np.diag(r))) > 0.3:
+                flat.append(a)
+                break
+    return np.stack(flat).reshape(shape)
+
+
+def inputs_of(make: Callable[[np.random.Generator, Sequence[int]], np.ndarray], shape: tuple[int, ...]):
+    return lambda rng: [make(rng, shape)]
+
+
+def eigh_all(e: Emitter, a):
+    return e(nn.EighOp(a))
+
+
+def svd_all(e: Emitter, a):
+    return e(nn.SvdOp(a))
+
+
+def qr_all(e: Emitter, a):
+    return e(nn.QrOp(a))
+
+
+def scale_columns(e: Emitter, x, s):
+    """x * s[..., None, :]: column j of x times s_j."""
+    shape = x.type.get_shape()
+    rank = len(shape)
+    return e(nn.MulOp(x, e(nn.BroadcastInDimOp(s, list(shape), [*range(rank - 2), rank - 1]))))
+
+
+def transpose_last(e: Emitter, x):
+    rank = len(x.type.get_shape())
+    return e(nn.TransposeOp(x, [*range(rank - 2), rank - 1, rank - 2]))
+
+
+def eigh_expm(e: Emitter, a):
+    """V diag(exp(w)) V^T (the matrix exponential of the symmetric matrix): sign-invariant."""
+    w, v = e(nn.EighOp(a))
+    return e(nn.MatmulOp(scale_columns(e, v, e(nn.ExpOp(w))), transpose_last(e, v)))
+
+
+def svd_reconstruct(e: Emitter, a):
+    """U diag(s) V^T: A itself, so its derivative is the identity (every term of the rules at once)."""
+    u, s, vt = e(nn.SvdOp(a))
+    return e(nn.MatmulOp(scale_columns(e, u, s), vt))
+
+
+def svd_pinv(e: Emitter, a):
+    """V diag(1/s) U^T (the pseudo-inverse): sign-invariant."""
+    u, s, vt = e(nn.SvdOp(a))
+    inv = e(nn.DivOp(e(nn.FullOp(1.0, s.type)), s))
+    return e(nn.MatmulOp(transpose_last(e, vt), transpose_last(e, scale_columns(e, u, inv))))
+
+
+def qr_reconstruct(e: Emitter, a):
+    q, r = e(nn.QrOp(a))
+    return e(nn.MatmulOp(q, r))
+
+
+def _result(index: int, op: type):
+    return lambda e, a: e(op(a))[index]
+
+
+SPECTRAL_CASES = [
+    Case("eigh", [T(4, 4)], eigh_all, inputs=inputs_of(symmetric, (4, 4))),
+    Case("eigh_values", [T(5, 5)], _result(0, nn.EighOp), inputs=inputs_of(symmetric, (5, 5))),
+    Case("eigh_vectors", [T(4, 4)], _result(1, nn.EighOp), inputs=inputs_of(symmetric, (4, 4))),
+    Case("eigh_batched", [T(2, 3, 3)], eigh_all, inputs=inputs_of(symmetric, (2, 3, 3))),
+    Case("eigh_batched_2d", [T(2, 2, 3, 3)], eigh_all, inputs=inputs_of(symmetric, (2, 2, 3, 3))),
+    Case("eigh_1x1", [T(1, 1)], eigh_all, inputs=inputs_of(symmetric, (1, 1))),
+    Case("eigh_expm", [T(2, 3, 3)], eigh_expm, inputs=inputs_of(symmetric, (2, 3, 3))),
+    Case("svd_tall", [T(5, 3)], svd_all, inputs=inputs_of(with_singular_values, (5, 3))),
+    Case("svd_wide", [T(3, 5)], svd_all, inputs=inputs_of(with_singular_values, (3, 5))),
+    Case("svd_square", [T(4, 4)], svd_all, inputs=inputs_of(with_singular_values, (4, 4))),
+    Case("svd_batched_tall", [T(2, 4, 3)], svd_all, inputs=inputs_of(with_singular_values, (2, 4, 3))),
+    Case("svd_batched_wide", [T(2, 2, 3, 4)], svd_all, inputs=inputs_of(with_singular_values, (2, 2, 3, 4))),
+    Case("svd_1x3", [T(1, 3)], svd_all, inputs=inputs_of(with_singular_values, (1, 3))),
+    # One result at a time: the rules' missing-cotangent paths (the tall U path without V̄, the wide
+    # V path without Ū, and s alone).
+    Case("svd_values_tall", [T(5, 3)], _result(1, nn.SvdOp), inputs=inputs_of(with_singular_values, (5, 3))),
+    Case("svd_values_wide", [T(3, 5)], _result(1, nn.SvdOp), inputs=inputs_of(with_singular_values, (3, 5))),
+    Case("svd_u_tall", [T(5, 3)], _result(0, nn.SvdOp), inputs=inputs_of(with_singular_values, (5, 3))),
+    Case("svd_u_wide", [T(3, 5)], _result(0, nn.SvdOp), inputs=inputs_of(with_singular_values, (3, 5))),
+    Case("svd_vt_tall", [T(5, 3)], _result(2, nn.SvdOp), inputs=inputs_of(with_singular_values, (5, 3))),
+    Case("svd_vt_wide", [T(3, 5)], _result(2, nn.SvdOp), inputs=inputs_of(with_singular_values, (3, 5))),
+    Case("svd_reconstruct_wide", [T(2, 3, 4)], svd_reconstruct, inputs=inputs_of(with_singular_values, (2, 3, 4))),
+    Case("svd_pinv_tall", [T(4, 3)], svd_pinv, inputs=inputs_of(with_singular_values, (4, 3))),
+    Case("qr_tall", [T(5, 3)], qr_all, inputs=inputs_of(qr_ready, (5, 3))),
+    Case("qr_square", [T(4, 4)], qr_all, inputs=inputs_of(qr_ready, (4, 4))),
+    Case("qr_batched", [T(2, 5, 3)], qr_all, inputs=inputs_of(qr_ready, (2, 5, 3))),
+    Case("qr_batched_2d", [T(2, 2, 3, 3)], qr_all, inputs=inputs_of(qr_ready, (2, 2, 3, 3))),
+    Case("qr_q", [T(5, 3)], _result(0, nn.QrOp), inputs=inputs_of(qr_ready, (5, 3))),
+    Case("qr_r", [T(5, 3)], _result(1, nn.QrOp), inputs=inputs_of(qr_ready, (5, 3))),
+    Case("qr_column", [T(4, 1)], qr_all, inputs=inputs_of(qr_ready, (4, 1))),
+    Case("qr_reconstruct", [T(4, 3)], qr_reconstruct, inputs=inputs_of(qr_ready, (4, 3))),
+]
+
+
+@pytest.mark.parametrize("case", SPECTRAL_CASES, ids=str)
+def test_spectral_first_order(case: Case) -> None:
+    """VJP and JVP against central differences, and u.(J v) == (J^T u).v."""
+    check_first_order(case)
+
+
+@pytest.mark.parametrize("case", [c for c in SPECTRAL_CASES if c.order2], ids=str)
+def test_spectral_second_order(case: Case) -> None:
+    check_second_order(case)
+
+
+# --- inside loops ---------------------------------------------------------------------------------------------
+
+EIGH_LOOP = """
+func.func @f(%a: tensor<3x3xf64>, %d: tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xf64>) {
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 2 : index
+  %st = arith.constant 1 : index
+  %z = nn.full 0.0 : tensor<3xf64>
+  %r, %acc = scf.for %i = %lb to %ub step %st iter_args(%m = %a, %c = %z) -> (tensor<3x3xf64>, tensor<3xf64>) {
+    %w, %v = nn.eigh %m : (tensor<3x3xf64>) -> (tensor<3xf64>, tensor<3x3xf64>)
+    %t = nn.tanh %v : tensor<3x3xf64>
+    %s = nn.add %t, %d : tensor<3x3xf64>
+    %c2 = nn.add %c, %w : tensor<3xf64>
+    scf.yield %s, %c2 : tensor<3x3xf64>, tensor<3xf64>
+  }
+  func.return %r, %acc : tensor<3x3xf64>, tensor<3xf64>
+}
+"""
+
+SVD_QR_LOOP = """
+func.func @f(%a: tensor<4x2xf64>, %x: tensor<4x2xf64>) -> tensor<4x2xf64> {
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 2 : index
+  %st = arith.constant 1 : index
+  %r = scf.for %i = %lb to %ub step %st iter_args(%h = %x) -> (tensor<4x2xf64>) {
+    %y = nn.add %h, %a : tensor<4x2xf64>
+    %q, %rr = nn.qr %y : (tensor<4x2xf64>) -> (tensor<4x2xf64>, tensor<2x2xf64>)
+    %u, %s, %vt = nn.svd %y : (tensor<4x2xf64>) -> (tensor<4x2xf64>, tensor<2xf64>, tensor<2x2xf64>)
+    %qv = nn.matmul %q, %vt : (tensor<4x2xf64>, tensor<2x2xf64>) -> tensor<4x2xf64>
+    %t = nn.tanh %qv : tensor<4x2xf64>
+    %n = nn.add %t, %u : tensor<4x2xf64>
+    scf.yield %n : tensor<4x2xf64>
+  }
+  func.return %r : tensor<4x2xf64>
+}
+"""
+
+
+def eigh_loop_inputs(rng: np.random.Generator) -> list[Any]:
+    """The carried matrix stays diagonally dominant (tanh(v) + d with d's diagonal 3, 8, 13), so every
+    iteration's eigenvalues are well apart and its eigenvectors close to the unit vectors (a sign margin)."""
+    d = np.diag([3.0, 8.0, 13.0]) + 0.1 * rng.standard_normal((3, 3))
+    return [symmetric(rng, (3, 3)), d]
+
+
+def svd_qr_loop_inputs(rng: np.random.Generator) -> list[Any]:
+    """a (singular values >= 3) dominates the carried value (tanh + u, columns of norm < 3), so each
+    iteration's qr and svd inputs stay well conditioned; the loop is replayed in numpy to check every
+    iteration's margins (Householder, U's signs, singular value gaps)."""
+    while True:
+        a, x = with_singular_values(rng, (4, 2)) * 3.0, 0.1 * rng.standard_normal((4, 2))
+        h, ok = x, True
+        for _ in range(2):
+            y = h + a
+            u, s, vt = nn_linalg.svd(y)
+            q, _ = nn_linalg.qr(y)
+            ok &= householder_margin(y) > 0.1 and sign_margin(u) > 0.05 and s[0] - s[1] > 0.3
+            h = np.tanh(q @ vt) + u
+        if ok:
+            return [a, x]
+
+
+SPECTRAL_LOOP_CASES = [
+    Case("for_eigh", [T(3, 3), T(3, 3)], source=EIGH_LOOP, inputs=eigh_loop_inputs),
+    Case("for_svd_qr", [T(4, 2), T(4, 2)], source=SVD_QR_LOOP, inputs=svd_qr_loop_inputs),
+]
+
+
+@pytest.mark.parametrize("case", SPECTRAL_LOOP_CASES, ids=str)
+def test_spectral_first_order_in_loops(case: Case) -> None:
+    check_first_order(case)
+
+
+@pytest.mark.parametrize("case", SPECTRAL_LOOP_CASES, ids=str)
+def test_spectral_second_order_in_loops(case: Case) -> None:
+    check_second_order(case)
+
+
+# --- closed forms ----------------------------------------------------------------------------------------------
+
+
+def test_eigenvalue_gradient_is_v_diag_c_vt_folded_into_the_lower_triangle() -> None:
+    """grad of sum(c * w) = S̄ = V diag(c) V^T, read through S = tril(A) + tril(A, -1)^T: Ā = tril(S̄) +
+    tril(S̄^T, -1), zero in the strict upper triangle (the garbage there is never read)."""
+    rng = np.random.default_rng(18)
+    a = symmetric(rng, (2, 4, 4))
+    c = rng.standard_normal((2, 4))
+    body = lambda e, a, c: e(nn.MulOp(e(nn.EighOp(a))[0], c))  # noqa: E731
+    (ga,) = gradient_of_sum(body, [TensorType(f64, [2, 4, 4]), TensorType(f64, [2, 4])], [a, c])
+    for k in range(2):
+        _, v = np.linalg.eigh(np.tril(a[k]) + np.tril(a[k], -1).T)
+        sbar = v @ np.diag(c[k]) @ v.T
+        np.testing.assert_allclose(ga[k], np.tril(sbar) + np.tril(sbar.T, -1), rtol=1e-10, atol=1e-12)
+        assert not np.triu(ga[k], 1).any()
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)], ids=str)
+def test_singular_value_gradient_is_u_diag_c_vt(shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(19)
+    a = with_singular_values(rng, shape)
+    k = min(shape)
+    c = rng.standard_normal(k)
+    body = lambda e, a, c: e(nn.MulOp(e(nn.SvdOp(a))[1], c))  # noqa: E731
+    (ga,) = gradient_of_sum(body, [TensorType(f64, list(shape)), TensorType(f64, [k])], [a, c])
+    u, _, vt = np.linalg.svd(a, full_matrices=False)
+    np.testing.assert_allclose(ga, u @ np.diag(c) @ vt, rtol=1e-10, atol=1e-12)
+
+
+def test_gradient_of_svd_and_qr_reconstruction_is_the_identity() -> None:
+    """sum(w * (U diag(s) V^T)) and sum(w * (Q R)) are sum(w * A): their gradient is w exactly."""
+    rng = np.random.default_rng(20)
+    for body, a in ((svd_reconstruct, with_singular_values(rng, (4, 3))), (qr_reconstruct, qr_ready(rng, (4, 3)))):
+        w = rng.standard_normal((4, 3))
+        weighted = lambda e, a, w, body=body: e(nn.MulOp(body(e, a), w))  # noqa: E731
+        (ga,) = gradient_of_sum(weighted, [TensorType(f64, [4, 3])] * 2, [a, w])
+        np.testing.assert_allclose(ga, w, rtol=1e-10, atol=1e-12)
+
+
+def test_repeated_eigenvalues_and_singular_values_with_zero_vector_cotangents_give_finite_gradients() -> None:
+    """A repeated eigenvalue (singular value) makes F (1/E) infinite; where the vectors' cotangents are
+    zeros (not absent: multiplied by a zero argument) the products are strong zeros, so the gradient of
+    the values is finite and basis-independent: V diag(c) V^T folded (U diag(c) V^T) with c equal on the
+    repeated pair."""
+    rng = np.random.default_rng(25)
+    # Exactly repeated (a diagonal matrix, a permuted one for the SVD), so F and 1/E are really inf.
+    q = np.eye(3)[[2, 0, 1]]
+    a = q @ np.diag([1.0, 1.0, 3.0]) @ q.T + np.triu(10 * rng.standard_normal((3, 3)), 1)
+    c = np.array([2.0, 2.0, 5.0])
+
+    def eigh_loss(e: Emitter, a, c, z):
+        w, v = e(nn.EighOp(a))
+        return e(nn.AddOp(e(nn.ReduceSumOp(e(nn.MulOp(w, c)), [0])), e(nn.ReduceSumOp(e(nn.MulOp(v, z)), [0, 1]))))
+
+    f = build_function("f", [TensorType(f64, [3, 3]), TensorType(f64, [3]), TensorType(f64, [3, 3])], eigh_loss)
+    g = build_function("g", [TensorType(f64, [3, 3]), TensorType(f64, [3]), TensorType(f64, [3, 3])],
+                       lambda e, *x: e(ad.GradOp(f, x, (0,))))
+    (ga,) = run_function(run_pass(ModuleOp([f, g])), "g", [a, c, np.zeros((3, 3))])
+    sbar = q @ np.diag(c) @ q.T
+    np.testing.assert_allclose(ga, np.tril(sbar) + np.tril(sbar.T, -1), rtol=1e-10, atol=1e-12)
+
+    for shape in ((4, 3), (3, 4)):
+        m, n = shape
+        u, v = np.eye(m)[:, [1, 2, 0]], np.eye(n)[:, [2, 0, 1]]
+        a = u @ np.diag([2.0, 2.0, 1.0]) @ v.T
+        c = np.array([3.0, 3.0, 1.0])
+        types = [TensorType(f64, list(shape)), TensorType(f64, [3]), TensorType(f64, [m, 3]), TensorType(f64, [3, n])]
+
+        def svd_loss(e: Emitter, a, c, zu, zv):
+            uu, s, vt = e(nn.SvdOp(a))
+            terms = [e(nn.ReduceSumOp(e(nn.MulOp(s, c)), [0]))]
+            terms += [e(nn.ReduceSumOp(e(nn.MulOp(x, z)), [0, 1])) for x, z in ((uu, zu), (vt, zv))]
+            return e(nn.AddOp(e(nn.AddOp(terms[0], terms[1])), terms[2]))
+
+        f = build_function("f", types, svd_loss)
+        g = build_function("g", types, lambda e, *x: e(ad.GradOp(f, x, (0,))))
+        (ga,) = run_function(run_pass(ModuleOp([f, g])), "g", [a, c, np.zeros((m, 3)), np.zeros((3, n))])
+        np.testing.assert_allclose(ga, u @ np.diag(c) @ v.T, rtol=1e-10, atol=1e-12, err_msg=str(shape))
+
+
+# --- vmap ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("op", "make", "shape"),
+    [(nn.EighOp, symmetric, (2, 3, 3)), (nn.SvdOp, with_singular_values, (3, 4)), (nn.QrOp, qr_ready, (2, 4, 3))],
+    ids=["eigh", "svd", "qr"],
+)
+def test_vmap_spectral(op: type, make, shape: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(21)
+    a = make(rng, (B, *shape))
+    check_vmap(lambda e, a: e(op(a)), [TensorType(f64, list(shape))], [a], [True])
+
+
+def test_vmap_of_grad_of_eigh_and_svd_is_the_per_example_gradient() -> None:
+    """batch(grad(sum(c * w) + sum(d * (V^T P V)^2) + sum(s))) of (a, p, c): each example's own
+    gradient (the vectors through a sign-invariant loss)."""
+    types = [TensorType(f64, [3, 3]), TensorType(f64, [3, 3]), TensorType(f64, [3]), TensorType(f64, [3, 3])]
+
+    def loss(e: Emitter, a, p, c, d):
+        w, v = e(nn.EighOp(a))
+        vpv = e(nn.MatmulOp(transpose_last(e, v), e(nn.MatmulOp(p, v))))
+        s = e(nn.SvdOp(p))[1]
+        terms = [
+            e(nn.ReduceSumOp(e(nn.MulOp(w, c)), [0])),
+            e(nn.ReduceSumOp(e(nn.MulOp(d, e(nn.MulOp(vpv, vpv)))), [0, 1])),
+            e(nn.ReduceSumOp(s, [0])),
+        ]
+        return e(nn.AddOp(e(nn.AddOp(terms[0], terms[1])), terms[2]))
+
+    f = build_function("loss", types, loss)
+    g = build_function("grad", types, lambda e, *a: e(ad.GradOp(f, a, (0, 1))))
+    batched = [TensorType(f64, [B, 3, 3]), TensorType(f64, [B, 3, 3]), types[2], types[3]]
+    h = build_function("h", batched, lambda e, *a: e(ad.BatchOp(g, a, [0, 0, -1, -1], [0, 0], B)))
+    module = run_pass(ModuleOp([f, g, h]))
+    rng = np.random.default_rng(22)
+    a, p = symmetric(rng, (B, 3, 3)), with_singular_values(rng, (B, 3, 3))
+    c, d = rng.standard_normal(3), rng.standard_normal((3, 3))
+    ga, gp = run_function(module, "h", [a, p, c, d])
+    for k in range(B):
+        ea, ep = run_function(module, "grad", [a[k], p[k], c, d])
+        np.testing.assert_allclose(ga[k], ea, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(gp[k], ep, rtol=1e-12, atol=1e-12)
+        # Against central differences of the loss along a random direction of (a, p).
+        da, dp = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+        step = 1e-6
+
+        def value(t: float) -> float:
+            (out,) = run_function(module, "loss", [a[k] + t * da, p[k] + t * dp, c, d])
+            return float(out)
+
+        fd = (value(step) - value(-step)) / (2 * step)
+        np.testing.assert_allclose(np.sum(ga[k] * da) + np.sum(gp[k] * dp), fd, rtol=1e-6, atol=1e-6)
+
+
+# --- the rest --------------------------------------------------------------------------------------------------
+
+
+def test_spectral_ops_have_all_rules() -> None:
+    load_rules()
+    for op in (nn.EighOp, nn.SvdOp, nn.QrOp):
+        assert op in VJP_RULES and op in JVP_RULES and op in BATCH_RULES, op.name
+
+
+def test_spectral_f32_derivatives_keep_f32() -> None:
+    rng = np.random.default_rng(23)
+    for body, a in (
+        (lambda e, a: e(nn.EighOp(a))[1], symmetric(rng, (3, 3))),
+        (svd_reconstruct, with_singular_values(rng, (4, 3))),
+        (qr_reconstruct, qr_ready(rng, (4, 3))),
+    ):
+        a32 = a.astype(np.float32)
+        (g,) = gradient_of_sum(body, [TensorType(f32, list(a.shape))], [a32])
+        assert g.dtype == np.float32
+
+
+def test_flop_counts_of_eigh_svd_qr() -> None:
+    from irgrad.analysis.cost import op_flops
+
+    square, tall, wide = TensorType(f64, [2, 6, 6]), TensorType(f64, [2, 9, 3]), TensorType(f64, [3, 4])
+    f = build_function(
+        "f",
+        [square, tall, wide],
+        lambda e, s, t, w: (e(nn.EighOp(s))[0], e(nn.SvdOp(t))[1], e(nn.SvdOp(w))[1], e(nn.QrOp(t))[1]),
+    )
+    counts = [op_flops(op) for op in f.body.block.ops if isinstance(op, nn.EighOp | nn.SvdOp | nn.QrOp)]
+    assert counts == [
+        2 * 9 * 6**3,
+        2 * min(14 * 9 * 3 * 3 + 8 * 3**3, 6 * 9 * 3 * 3 + 20 * 3**3),  # R-SVD for 9 x 3
+        14 * 4 * 3 * 3 + 8 * 3**3,  # 4 x 3 (as its transpose): Golub-Kahan-Reinsch
+        2 * (4 * 9 * 3 * 3 - 4 * 3**3 // 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "make"),
+    [
+        ("%w, %l = nn.eigh %a : (tensor<4x3x3xf64>) -> (tensor<4x3xf64>, tensor<4x3x3xf64>)", symmetric),
+        ("%l, %sv, %v = nn.svd %a : (tensor<4x3x3xf64>) -> (tensor<4x3x3xf64>, tensor<4x3xf64>, tensor<4x3x3xf64>)",
+         with_singular_values),
+        ("%l, %v = nn.qr %a : (tensor<4x3x3xf64>) -> (tensor<4x3x3xf64>, tensor<4x3x3xf64>)", qr_ready),
+    ],
+    ids=["eigh", "svd", "qr"],
+)
+def test_spectral_ops_under_shard_partition_run_replicated(line: str, make) -> None:
+    text = SHARDED.replace("%l = nn.cholesky %a : (tensor<4x3x3xf64>) -> tensor<4x3x3xf64>", line)
+    rng = np.random.default_rng(24)
+    _, got, expected = partitioned_run(text, [make(rng, (4, 3, 3)), rng.standard_normal((4, 3, 2))])
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)

@@ -485,6 +485,22 @@ def factorization_cases() -> list[Case]:
         singular = values((2, 5, 5), dtype, seed=48)
         singular[1, :, 2] = 0.0  # a zero column: a zero on U's diagonal, no error
         cases.append(Case(f"nn.lu-batched-{d}", nn.LUOp, [singular], exact=False))
+        # eigh, svd, qr: Jacobi / Householder loops against LAPACK through numpy; the sign
+        # convention makes the vectors comparable. Distinct, well-separated spectra.
+        sym = values((2, 4, 4), dtype, seed=49)
+        sym[1, 3, 0] = np.nan  # NaN in the lower triangle: that batch element is all NaN
+        sym[0, 0, 3] = np.nan  # NaN in the upper triangle: never read
+        cases.append(Case(f"nn.eigh-{d}", nn.EighOp, [values((5, 5), dtype, seed=50)], exact=False))
+        cases.append(Case(f"nn.eigh-batched-{d}", nn.EighOp, [sym], exact=False))
+        cases.append(Case(f"nn.svd-tall-{d}", nn.SvdOp, [values((5, 3), dtype, seed=51)], exact=False))
+        cases.append(Case(f"nn.svd-wide-{d}", nn.SvdOp, [values((3, 5), dtype, seed=52)], exact=False))
+        bad = values((2, 4, 4), dtype, seed=53)
+        bad[0, 1, 2] = np.inf
+        cases.append(Case(f"nn.svd-batched-{d}", nn.SvdOp, [bad], exact=False))
+        cases.append(Case(f"nn.qr-{d}", nn.QrOp, [values((5, 3), dtype, seed=54)], exact=False))
+        bad_qr = values((2, 4, 4), dtype, seed=55)
+        bad_qr[1, 2, 2] = np.nan
+        cases.append(Case(f"nn.qr-batched-{d}", nn.QrOp, [bad_qr], exact=False))
     return cases
 
 

@@ -71,6 +71,9 @@ from irgrad.dialects.nn import (
     IotaOp,
     LogOp,
     LUOp,
+    EighOp,
+    SvdOp,
+    QrOp,
     MatmulOp,
     MaximumOp,
     MaxPool2DOp,
@@ -324,6 +327,12 @@ INFERRED: list[Inferred] = [
     ),
     Inferred("lu", (T(4, 4, element=f64),), lambda a: LUOp(a[0]), T(4, 4, element=f64)),
     Inferred("lu_batched_f32", (T(2, 3, 3, 3),), lambda a: LUOp(a[0]), T(2, 3, 3, 3)),
+    Inferred("eigh", (T(4, 4, element=f64),), lambda a: EighOp(a[0]), T(4, element=f64)),
+    Inferred("eigh_batched_f32", (T(2, 3, 3),), lambda a: EighOp(a[0]), T(2, 3)),
+    Inferred("svd_tall", (T(5, 3, element=f64),), lambda a: SvdOp(a[0]), T(5, 3, element=f64)),
+    Inferred("svd_wide_batched", (T(2, 3, 5),), lambda a: SvdOp(a[0]), T(2, 3, 3)),
+    Inferred("qr_tall", (T(5, 3, element=f64),), lambda a: QrOp(a[0]), T(5, 3, element=f64)),
+    Inferred("qr_batched_square", (T(2, 4, 4),), lambda a: QrOp(a[0]), T(2, 4, 4)),
 ]
 
 
@@ -338,7 +347,7 @@ def test_every_op_has_a_builder_case() -> None:
     built = {type(build(c.arg_types, c.make)[1]) for c in INFERRED}
     missing = {op.name for op in NN.operations} - {op.name for op in built}
     assert not missing, f"no builder case for {sorted(missing)}"
-    assert len(list(NN.operations)) == 52
+    assert len(list(NN.operations)) == 55
 
 
 # ---------------------------------------------------------------------------------------------
@@ -828,6 +837,31 @@ REJECTED: list[Rejected] = [
         lambda a: LUOp.create(operands=[a[0]], result_types=[T(4, 4), T(4, element=i32), T(4)]),
         "'nn.lu' op result types (tensor<4x4xf32>, tensor<4xi32>, tensor<4xf32>) do not match the inferred "
         "types (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>)",
+    ),
+    Rejected(
+        "eigh_not_square", (T(4, 3),), lambda a: EighOp(a[0]),
+        "'nn.eigh' op operand must be a square matrix or a batch of them (..., n, n), got 4x3",
+    ),
+    Rejected(
+        "eigh_f16", (T(3, 3, element=f16),), lambda a: EighOp(a[0]),
+        "'nn.eigh' op operand must be f32 or f64 (LAPACK's real types), got tensor<3x3xf16>",
+    ),
+    Rejected(
+        "eigh_result_types", (T(3, 3),), lambda a: EighOp.create(operands=[a[0]], result_types=[T(3, 3), T(3, 3)]),
+        "'nn.eigh' op result types (tensor<3x3xf32>, tensor<3x3xf32>) do not match the inferred types "
+        "(tensor<3xf32>, tensor<3x3xf32>)",
+    ),
+    Rejected(
+        "svd_vector", (T(4),), lambda a: SvdOp(a[0]),
+        "'nn.svd' op operand must be a matrix or a batch of them (..., m, n), got 4",
+    ),
+    Rejected(
+        "svd_integer", (T(4, 4, element=i32),), lambda a: SvdOp(a[0]),
+        "'nn.svd' op operand must be f32 or f64 (LAPACK's real types), got tensor<4x4xi32>",
+    ),
+    Rejected(
+        "qr_wide", (T(3, 5),), lambda a: QrOp(a[0]),
+        "'nn.qr' op operand must be a tall or square matrix or a batch of them (..., m, n) with m >= n, got 3x5",
     ),
     Rejected(
         "conv2d_dtype", (T(1, 3, 8, 8), T(4, 3, 3, 3, element=f16)), lambda a: Conv2DOp(a[0], a[1]),

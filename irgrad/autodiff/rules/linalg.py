@@ -1,4 +1,4 @@
-"""Rules for dense linear algebra: nn.cholesky, nn.triangular_solve, nn.lu.
+"""Rules for dense linear algebra: nn.cholesky, nn.triangular_solve, nn.lu, nn.eigh, nn.svd, nn.qr.
 
 Every rule is written with ordinary nn ops (the factorizations' own solves included), so derived code
 is differentiable again (higher order) and batches like any other. Triangles are masks: nn.iota of the
@@ -21,6 +21,35 @@ results (pivots, permutation) carry no derivative (JAX's rule):
     G = L^{-T} (tril(L^T L̄, -1) + triu(Ū U^T)) U^{-T},  Ā = P^T G  (Ā[perm[i]] = G[i])
   with L̄ = tril(lū, -1), Ū = triu(lū). Row permutations are a gather (and its transpose a
   scatter_add) of the rows, the batch folded into the row numbers, so they are exact.
+
+eigh, S = V diag(w) V^T with S = tril(A) + tril(A, -1)^T (only A's lower triangle is read), JAX's rule;
+F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it (inf for a repeated eigenvalue, as JAX):
+    X = V^T dS V,                     dw = diag(X),  dV = V (F∘X)
+    S̄ = V (diag(w̄) + F∘(V^T V̄)) V^T,  Ā = tril(S̄) + tril(S̄^T, -1)
+  The sign convention of the eigenvectors is locally constant, so it has no derivative.
+
+svd, A = U diag(s) V^T reduced (U m x k, V n x k, k = min(m, n)), vt = V^T; F_ij = 1 / (s_j^2 - s_i^2)
+off the diagonal, 0 on it. Forward, JAX's `_svd_jvp_rule` (real), with dP = U^T dA V:
+    ds = diag(dP),  dU = U (F∘(dP S + S dP^T)),  dV = V (F∘(S dP + dP^T S))
+    m > n: dU += (dA V - U dP) S^{-1};    n > m: dV += (dA^T U - V dP^T) S^{-1}
+  Reverse, PyTorch's `svd_backward` (real), with V̄ = vt̄^T, skew(X) = X - X^T, E_ij = s_j^2 - s_i^2
+  (1 on the diagonal, where the numerator is 0):
+    J = (skew(U^T Ū) S + S skew(V^T V̄)) / E + diag(s̄)
+    m > k: Ā = (U J + (I - U U^T) Ū S^{-1}) V^T;   n > k: Ā = U (J V^T + S^{-1} V̄^T (I - V V^T));
+    else Ā = U J V^T
+  (a missing cotangent drops its terms; signs as eigh's).
+
+For eigh and svd the products with F and the divisions by E and s are strong (builder.py's
+strong_mul/strong_div): a zero (co)tangent stays zero where a repeated eigenvalue or singular value
+makes the factor inf, so using only w or s, with the vectors' cotangents zeros (a loop's), gives finite
+derivatives; a nonzero one there is inf/NaN, as JAX's and PyTorch's.
+
+qr, A = Q R (m >= n; Q m x n, R n x n upper; LAPACK's signs, locally constant). Forward, JAX's rule,
+with X = Q^T dA R^{-1} and the skew dΩ = tril(X, -1) - tril(X, -1)^T:
+    dQ = Q (dΩ - X) + dA R^{-1},  dR = (X - dΩ) R
+  Reverse, PyTorch's `linalg_qr_backward` (m >= n), with M = triu(R̄ R^T - Q^T Q̄):
+    Ā = (Q̄ + Q (M + M^T - diag(M))) R^{-T}
+  R^{-1} and R^{-T} are triangular solves from the right (R's upper triangle, R^T's lower one).
 
 Batching: the ops take leading batch dimensions, and a batched value has its batch at dimension 0,
 so the op applies to the batched operands as they are (an unbatched operand of triangular_solve is
@@ -243,4 +272,222 @@ def _lu_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batch
     return [(result, True) for result in factored.results]
 
 
-__all__ = ["permute_rows", "phi", "solve", "solve_right", "tril", "triu", "unpermute_rows"]
+# ---------------------------------------------------------------------------------------------------------------
+# Helpers for the spectral decompositions: diagonals, and vectors spread along rows or columns
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def diagonal(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """The diagonal (..., n) of the square matrices x (..., n, n): the off-diagonal entries selected
+    away (never multiplied by a mask), then summed along the rows."""
+    masked = cast(SSAValue, b.select(_band(b, shape_of(x), "eq", 0), x, None))
+    return b.reduce_sum(masked, [len(shape_of(x)) - 1])
+
+
+def across_columns(b: RuleBuilder, v: SSAValue, rows: int) -> SSAValue:
+    """v (..., k) as the matrices (..., rows, k) whose entry (i, j) is v_j (v[..., None, :])."""
+    shape = shape_of(v)
+    rank = len(shape) + 1
+    return b.broadcast(v, [*shape[:-1], rows, shape[-1]], [*range(rank - 2), rank - 1])
+
+
+def down_rows(b: RuleBuilder, v: SSAValue, columns: int) -> SSAValue:
+    """v (..., k) as the matrices (..., k, columns) whose entry (i, j) is v_i (v[..., :, None])."""
+    shape = shape_of(v)
+    rank = len(shape) + 1
+    return b.broadcast(v, [*shape, columns], list(range(rank - 1)))
+
+
+def diag_embed(b: RuleBuilder, v: SSAValue) -> SSAValue:
+    """The diagonal matrices (..., k, k) with v (..., k) on their diagonal."""
+    spread = down_rows(b, v, shape_of(v)[-1])
+    return cast(SSAValue, b.select(_band(b, shape_of(spread), "eq", 0), spread, None))
+
+
+def _off_diagonal_inverse(b: RuleBuilder, diffs: SSAValue) -> SSAValue:
+    """1 / diffs off the diagonal, 0 on it (the diagonal of `diffs` is never divided by)."""
+    eye = _band(b, shape_of(diffs), "eq", 0)
+    safe = cast(SSAValue, b.select(eye, b.full_like(diffs, 1.0), diffs))
+    return cast(SSAValue, b.select(eye, None, b.div(b.full_like(diffs, 1.0), safe)))
+
+
+def _gaps(b: RuleBuilder, w: SSAValue) -> SSAValue:
+    """F (..., n, n) with F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it."""
+    n = shape_of(w)[-1]
+    return _off_diagonal_inverse(b, cast(SSAValue, b.sub(across_columns(b, w, n), down_rows(b, w, n))))
+
+
+def _square_gaps(b: RuleBuilder, s: SSAValue) -> SSAValue:
+    """s_j^2 - s_i^2 (..., k, k), 0 on the diagonal."""
+    k = shape_of(s)[-1]
+    squares = cast(SSAValue, b.mul(s, s))
+    return cast(SSAValue, b.sub(across_columns(b, squares, k), down_rows(b, squares, k)))
+
+
+def _skew(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    return cast(SSAValue, b.sub(x, b.swap_last(x)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# eigh
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@vjp_rule(nn.EighOp)
+def _eigh_vjp(b: RuleBuilder, op: Operation, ct_w: T, ct_v: T = None) -> Cotangents:
+    if (ct_w is None and ct_v is None) or not b.needs(0):
+        return [None]
+    w, v = op.results
+    v_t = b.swap_last(v)
+    middle = diag_embed(b, ct_w) if ct_w is not None else None
+    if ct_v is not None:
+        middle = b.add(middle, b.strong_mul(b.matmul(v_t, ct_v), _gaps(b, w)))  # diag(w̄) + F∘(V^T V̄)
+    ct_s = b.matmul(v, b.matmul(cast(SSAValue, middle), v_t))
+    return [b.add(tril(b, ct_s), tril(b, b.swap_last(ct_s), -1))]
+
+
+@jvp_rule(nn.EighOp)
+def _eigh_jvp(b: RuleBuilder, op: Operation, t: T) -> Tangent:
+    if t is None:
+        return [None, None]
+    w, v = op.results
+    ts = cast(SSAValue, b.add(tril(b, t), b.swap_last(tril(b, t, -1))))  # the symmetric tangent
+    x = b.matmul(b.swap_last(v), b.matmul(ts, v))  # V^T dS V
+    dw = diagonal(b, x) if b.result_needed(0) else None
+    dv = b.matmul(v, b.strong_mul(x, _gaps(b, w))) if b.result_needed(1) else None
+    return [dw, dv]
+
+
+@batch_rule(nn.EighOp)
+def _eigh_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> list[Batched]:
+    return [(result, True) for result in b.emit(nn.EighOp(args[0])).results]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# svd
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@vjp_rule(nn.SvdOp)
+def _svd_vjp(b: RuleBuilder, op: Operation, ct_u: T, ct_s: T = None, ct_vt: T = None) -> Cotangents:
+    if (ct_u is None and ct_s is None and ct_vt is None) or not b.needs(0):
+        return [None]
+    u, s, vt = op.results
+    m, n = shape_of(op.operands[0])[-2:]
+    k = shape_of(s)[-1]
+    v = b.swap_last(vt)
+    # J = (skew(U^T Ū) S + S skew(V^T V̄)) / E + diag(s̄), E_ij = s_j^2 - s_i^2 (1 on the diagonal).
+    j: SSAValue | None = None
+    if ct_u is not None:
+        j = b.mul(_skew(b, b.matmul(b.swap_last(u), ct_u)), across_columns(b, s, k))
+    if ct_vt is not None:
+        j = b.add(j, b.mul(down_rows(b, s, k), _skew(b, b.matmul(vt, b.swap_last(ct_vt)))))  # V^T V̄ = vt vt̄^T
+    if j is not None:
+        gaps = _square_gaps(b, s)
+        eye = _band(b, shape_of(gaps), "eq", 0)
+        j = b.strong_div(j, cast(SSAValue, b.select(eye, b.full_like(gaps, 1.0), gaps)))
+    if ct_s is not None:
+        j = b.add(j, diag_embed(b, ct_s))
+    assert j is not None
+    if m > k and ct_u is not None:
+        # (U J + (I - U U^T) Ū S^{-1}) V^T
+        scaled = b.strong_div(ct_u, across_columns(b, s, m))  # Ū S^{-1}
+        left = b.sub(b.add(b.matmul(u, j), scaled), b.matmul(u, b.matmul(b.swap_last(u), scaled)))
+        return [b.matmul(cast(SSAValue, left), vt)]
+    if n > k and ct_vt is not None:
+        # U (J V^T + S^{-1} V̄^T (I - V V^T)), V̄^T = vt̄
+        scaled = b.strong_div(ct_vt, down_rows(b, s, n))  # S^{-1} V̄^T
+        right = b.sub(b.add(b.matmul(j, vt), scaled), b.matmul(b.matmul(scaled, v), vt))
+        return [b.matmul(u, cast(SSAValue, right))]
+    return [b.matmul(u, b.matmul(j, vt)) if m >= n else b.matmul(b.matmul(u, j), vt)]
+
+
+@jvp_rule(nn.SvdOp)
+def _svd_jvp(b: RuleBuilder, op: Operation, t: T) -> Tangent:
+    if t is None:
+        return [None, None, None]
+    u, s, vt = op.results
+    m, n = shape_of(op.operands[0])[-2:]
+    k = shape_of(s)[-1]
+    v = b.swap_last(vt)
+    u_t = b.swap_last(u)
+    t_v = b.matmul(t, v)  # dA V
+    dp = b.matmul(u_t, t_v)  # dP = U^T dA V
+    ds = diagonal(b, dp) if b.result_needed(1) else None
+    du = dvt = None
+    if b.result_needed(0) or b.result_needed(2):
+        f = _off_diagonal_inverse(b, _square_gaps(b, s))
+        if b.result_needed(0):
+            dps = cast(SSAValue, b.mul(dp, across_columns(b, s, k)))  # dP S
+            du = b.matmul(u, b.strong_mul(cast(SSAValue, b.add(dps, b.swap_last(dps))), f))
+            if m > n:
+                off = cast(SSAValue, b.sub(t_v, b.matmul(u, dp)))  # dA V - U dP
+                du = b.add(du, b.strong_div(off, across_columns(b, s, m)))
+        if b.result_needed(2):
+            sdp = cast(SSAValue, b.mul(down_rows(b, s, k), dp))  # S dP
+            dv = b.matmul(v, b.strong_mul(cast(SSAValue, b.add(sdp, b.swap_last(sdp))), f))
+            if n > m:
+                t_u = b.matmul(b.swap_last(t), u)  # dA^T U
+                off = cast(SSAValue, b.sub(t_u, b.matmul(v, b.swap_last(dp))))  # dA^T U - V dP^T
+                dv = b.add(dv, b.strong_div(off, across_columns(b, s, n)))
+            dvt = b.swap_last(cast(SSAValue, dv))
+    return [du, ds, dvt]
+
+
+@batch_rule(nn.SvdOp)
+def _svd_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> list[Batched]:
+    return [(result, True) for result in b.emit(nn.SvdOp(args[0])).results]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# qr
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@vjp_rule(nn.QrOp)
+def _qr_vjp(b: RuleBuilder, op: Operation, ct_q: T, ct_r: T = None) -> Cotangents:
+    if (ct_q is None and ct_r is None) or not b.needs(0):
+        return [None]
+    q, r = op.results
+    inner = b.matmul(ct_r, b.swap_last(r)) if ct_r is not None else None  # R̄ R^T
+    if ct_q is not None:
+        inner = b.sub(inner, b.matmul(b.swap_last(q), ct_q))  # ... - Q^T Q̄
+    mid = triu(b, cast(SSAValue, inner))
+    # M + M^T - diag(M): M's diagonal once, its strict upper triangle mirrored below.
+    sym = cast(SSAValue, b.add(mid, b.swap_last(triu(b, mid, 1))))
+    g = cast(SSAValue, b.add(ct_q, b.matmul(q, sym)))
+    return [b.swap_last(solve(b, r, b.swap_last(g), False))]  # g R^{-T} = (R^{-1} g^T)^T
+
+
+@jvp_rule(nn.QrOp)
+def _qr_jvp(b: RuleBuilder, op: Operation, t: T) -> Tangent:
+    if t is None:
+        return [None, None]
+    q, r = op.results
+    t_rinv = solve_right(b, r, t, False)  # dA R^{-1}
+    x = b.matmul(b.swap_last(q), t_rinv)
+    low = tril(b, x, -1)
+    d_omega = cast(SSAValue, b.sub(low, b.swap_last(low)))
+    dq = b.add(b.matmul(q, cast(SSAValue, b.sub(d_omega, x))), t_rinv) if b.result_needed(0) else None
+    dr = b.matmul(cast(SSAValue, b.sub(x, d_omega)), r) if b.result_needed(1) else None
+    return [dq, dr]
+
+
+@batch_rule(nn.QrOp)
+def _qr_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> list[Batched]:
+    return [(result, True) for result in b.emit(nn.QrOp(args[0])).results]
+
+
+__all__ = [
+    "across_columns",
+    "diag_embed",
+    "diagonal",
+    "down_rows",
+    "permute_rows",
+    "phi",
+    "solve",
+    "solve_right",
+    "tril",
+    "triu",
+    "unpermute_rows",
+]

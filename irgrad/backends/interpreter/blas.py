@@ -1,6 +1,9 @@
 """`blas` on numpy arrays: `blas.gemm` as numpy's own matmul (a BLAS call in the element dtype);
 the LAPACK routines in place, as the reference implementations of the `nn` ops they serve
-(irgrad/backends/interpreter/nn_linalg.py).
+(irgrad/backends/interpreter/nn_linalg.py: numpy.linalg's eigh on the symmetric matrix of the
+lower triangle, svd with full_matrices=False, qr; NaN for a non-finite input). The vectors of
+syevd and gesdd come with the nn ops' sign convention, one of the "any signs" the blas ops
+allow; gesdd leaves its scratch A as it was.
 
 The C buffer is written in place, as the op's contract says; with `beta = 0` its old contents
 are never read, so a NaN left in an uninitialized buffer cannot leak into the result.
@@ -54,4 +57,22 @@ class BlasFunctions(InterpreterFunctions):
         a, pivots, permutation = args
         lu, piv, perm = nn_linalg.lu(a)
         a[...], pivots[...], permutation[...] = lu, piv, perm
+        return ()
+
+    @numpy_impl(blas.SyevdOp)
+    def run_syevd(self, interpreter: Interpreter, op: blas.SyevdOp, args: PythonValues):
+        a, w = args
+        w[...], a[...] = nn_linalg.eigh(a)
+        return ()
+
+    @numpy_impl(blas.GesddOp)
+    def run_gesdd(self, interpreter: Interpreter, op: blas.GesddOp, args: PythonValues):
+        a, s, u, vt = args
+        u[...], s[...], vt[...] = nn_linalg.svd(a)
+        return ()
+
+    @numpy_impl(blas.GeqrfOp)
+    def run_geqrf(self, interpreter: Interpreter, op: blas.GeqrfOp, args: PythonValues):
+        q, r = args
+        q[...], r[...] = nn_linalg.qr(q)
         return ()

@@ -1,4 +1,5 @@
-"""`nn` dense linear algebra: cholesky, triangular_solve, lu (LAPACK's potrf, trsm, getrf).
+"""`nn` dense linear algebra: cholesky, triangular_solve, lu, eigh, svd, qr (LAPACK's potrf,
+trsm, getrf, syevd, gesdd, geqrf + orgqr).
 
 Each works on the last two dimensions with any leading batch dimensions, in the operand's dtype
 (f32 or f64 only). The implementations follow the traced reference loops of
@@ -10,7 +11,9 @@ singular or indefinite input gives the same inf/NaN pattern there and here:
 - triangular_solve: row-by-row substitution over the triangle that is read (strictly, with a unit
   diagonal), unsolved rows zero, so a zero on the diagonal gives inf/NaN, as BLAS;
 - lu: right-looking getf2 with partial pivoting (the first row of largest magnitude), column
-  below a zero pivot left as it is (zeros), so a singular A gives a zero on U's diagonal.
+  below a zero pivot left as it is (zeros), so a singular A gives a zero on U's diagonal;
+- eigh, svd, qr: numpy's (LAPACK's) decompositions, eigenvector and singular vector signs fixed
+  by `sign_fix` (the ops' convention), all NaN for a batch element with a NaN or inf in what is read.
 """
 
 from __future__ import annotations
@@ -94,6 +97,70 @@ def lu(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return m.reshape(shape), piv.reshape(shape[:-1]), perm.reshape(shape[:-1])
 
 
+def sign_fix(columns: np.ndarray) -> np.ndarray:
+    """+1 or -1 per column of `columns` (..., m, k): the sign of each column's first entry whose
+    magnitude is at least half the column's largest (the ops' sign convention; +1 for a zero or
+    NaN column)."""
+    mag = np.abs(columns)
+    with np.errstate(invalid="ignore"):
+        big = mag >= 0.5 * np.max(mag, axis=-2, keepdims=True)
+    first = np.argmax(big, axis=-2)[..., None, :]  # the first True (0 if none)
+    pick = np.take_along_axis(columns, first, axis=-2)[..., 0, :]
+    return np.where(pick < 0, -1, 1).astype(columns.dtype)
+
+
+def eigh(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(w ascending, v) of the symmetric matrix whose lower triangle is `a`'s; eigenvector signs
+    fixed by `sign_fix`; NaN for a batch element whose read triangle is not finite."""
+    a = np.asarray(a)
+    n = a.shape[-1]
+    low = np.tril(a).reshape(-1, n, n)
+    flat = low + np.swapaxes(np.tril(low, -1), -1, -2)
+    w = np.empty(flat.shape[:-1], a.dtype)
+    v = np.empty_like(flat)
+    ok = np.isfinite(flat).reshape(flat.shape[0], -1).all(axis=-1)
+    if ok.any():
+        w[ok], v[ok] = np.linalg.eigh(flat[ok])
+    w[~ok], v[~ok] = np.nan, np.nan
+    v = v * sign_fix(v)[..., None, :]
+    return w.reshape(a.shape[:-1]), v.reshape(a.shape)
+
+
+def svd(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Reduced (u, s descending, vt), u's column signs fixed by `sign_fix` and vt's rows with
+    them; NaN for a batch element with a NaN or inf."""
+    a = np.asarray(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    flat = a.reshape(-1, m, n)
+    u = np.empty((flat.shape[0], m, k), a.dtype)
+    s = np.empty((flat.shape[0], k), a.dtype)
+    vt = np.empty((flat.shape[0], k, n), a.dtype)
+    ok = np.isfinite(flat).reshape(flat.shape[0], -1).all(axis=-1)
+    if ok.any() and k:
+        u[ok], s[ok], vt[ok] = np.linalg.svd(flat[ok], full_matrices=False)
+    u[~ok], s[~ok], vt[~ok] = np.nan, np.nan, np.nan
+    sign = sign_fix(u)
+    u, vt = u * sign[..., None, :], vt * sign[..., :, None]
+    batch = a.shape[:-2]
+    return u.reshape(*batch, m, k), s.reshape(*batch, k), vt.reshape(*batch, k, n)
+
+
+def qr(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Reduced (q, r) of a tall or square `a` (LAPACK's geqrf + orgqr through numpy: LAPACK's
+    signs); NaN for a batch element with a NaN or inf."""
+    a = np.asarray(a)
+    m, n = a.shape[-2:]
+    flat = a.reshape(-1, m, n)
+    q = np.empty_like(flat)
+    r = np.empty((flat.shape[0], n, n), a.dtype)
+    ok = np.isfinite(flat).reshape(flat.shape[0], -1).all(axis=-1)
+    if ok.any() and n:
+        q[ok], r[ok] = np.linalg.qr(flat[ok], mode="reduced")
+    q[~ok], r[~ok] = np.nan, np.nan
+    return q.reshape(a.shape), r.reshape(*a.shape[:-2], n, n)
+
+
 @register_impls
 class NNLinalgFunctions(InterpreterFunctions):
     @numpy_impl(nn.CholeskyOp)
@@ -110,3 +177,18 @@ class NNLinalgFunctions(InterpreterFunctions):
     def run_lu(self, interpreter: Interpreter, op: nn.LUOp, args: PythonValues):
         (a,) = args
         return lu(a)
+
+    @numpy_impl(nn.EighOp)
+    def run_eigh(self, interpreter: Interpreter, op: nn.EighOp, args: PythonValues):
+        (a,) = args
+        return eigh(a)
+
+    @numpy_impl(nn.SvdOp)
+    def run_svd(self, interpreter: Interpreter, op: nn.SvdOp, args: PythonValues):
+        (a,) = args
+        return svd(a)
+
+    @numpy_impl(nn.QrOp)
+    def run_qr(self, interpreter: Interpreter, op: nn.QrOp, args: PythonValues):
+        (a,) = args
+        return qr(a)

@@ -69,7 +69,7 @@ class ConvertNNToLinalgPass(ModulePass):
                     "IR only: run the autodiff pass first (-p autodiff,convert-nn-to-linalg)",
                     inner,
                 )
-            if inner.name in ("nn.cholesky", "nn.triangular_solve", "nn.lu"):
+            if inner.name in ("nn.cholesky", "nn.triangular_solve", "nn.lu", "nn.eigh", "nn.svd", "nn.qr"):
                 raise PassError(
                     "is a factorization: run nn-expand-factorizations first, which writes it as "
                     "loops of nn ops (-p nn-expand-factorizations,convert-nn-to-linalg)",

@@ -66,6 +66,31 @@ func.func @lapack(%a: memref<4x4xf64>, %b: memref<4x2xf64, strided<[8, 1]>>, %c:
 
 // -----
 
+// The decompositions: sizes, then each matrix with its leading dimension (a row slice's parent
+// row length; the vectors w and s are contiguous, no stride): syevd (n, a, lda, w), gesdd
+// (m, n, a, lda, s, u, ldu, vt, ldvt), geqrf (m, n, q, ldq, r, ldr).
+// CHECK-LABEL: func.func @decompositions
+// CHECK-DAG:   %[[C4:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-DAG:   %[[C6:.*]] = llvm.mlir.constant(6) : i64
+// CHECK-DAG:   %[[C5:.*]] = llvm.mlir.constant(5) : i64
+// CHECK-DAG:   %[[C3:.*]] = llvm.mlir.constant(3) : i64
+// CHECK-DAG:   %[[C7:.*]] = llvm.mlir.constant(7) : i64
+// CHECK-DAG:   %[[C2:.*]] = llvm.mlir.constant(2) : i64
+// CHECK:       llvm.call @irgrad_lapack_dsyevd(%[[C4]], %{{.*}}, %[[C6]], %{{.*}}) : (i64, !llvm.ptr, i64, !llvm.ptr) -> ()
+// CHECK:       llvm.call @irgrad_lapack_sgesdd(%[[C5]], %[[C3]], %{{.*}}, %[[C3]], %{{.*}}, %{{.*}}, %[[C4]], %{{.*}}, %[[C3]]) : (i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64) -> ()
+// CHECK:       llvm.call @irgrad_lapack_dgeqrf(%[[C7]], %[[C2]], %{{.*}}, %[[C2]], %{{.*}}, %[[C5]]) : (i64, i64, !llvm.ptr, i64, !llvm.ptr, i64) -> ()
+// CHECK:       llvm.func @irgrad_lapack_dsyevd(i64, !llvm.ptr, i64, !llvm.ptr)
+// CHECK:       llvm.func @irgrad_lapack_sgesdd(i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK:       llvm.func @irgrad_lapack_dgeqrf(i64, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+func.func @decompositions(%a: memref<4x4xf64, strided<[6, 1], offset: ?>>, %w: memref<4xf64, strided<[1], offset: ?>>, %b: memref<5x3xf32>, %s: memref<3xf32>, %u: memref<5x3xf32, strided<[4, 1]>>, %vt: memref<3x3xf32>, %q: memref<7x2xf64>, %r: memref<2x2xf64, strided<[5, 1]>>) {
+  blas.syevd %a, %w : memref<4x4xf64, strided<[6, 1], offset: ?>>, memref<4xf64, strided<[1], offset: ?>>
+  blas.gesdd %b, %s, %u, %vt : memref<5x3xf32>, memref<3xf32>, memref<5x3xf32, strided<[4, 1]>>, memref<3x3xf32>
+  blas.geqrf %q, %r : memref<7x2xf64>, memref<2x2xf64, strided<[5, 1]>>
+  func.return
+}
+
+// -----
+
 // The input contract is blas.gemm ops the verifier accepts; these get its located errors.
 // ERR: convert-blas-to-llvm.mlir:[[# @LINE + 3]]:3: error: 'blas.gemm' op contracts op(A) 4x3 with op(B) 4x5: inner sizes differ (A is 4x3, B is 4x5)
 // EXIT: exit=1
@@ -96,3 +121,7 @@ func.func @column_major(%a: memref<4x3xf32, strided<[1, 4]>>, %b: memref<3x5xf32
 // LLVM: call ccc void @"irgrad_blas_dgemm"(i64 1, i64 0, i64 4, i64 5, i64 3, double 0x3ff0000000000000,
 // LLVM: declare void @"irgrad_blas_sgemm"(i64
 // LLVM: declare void @"irgrad_blas_dgemm"(i64
+// LLVM: call ccc void @"irgrad_lapack_dsyevd"(i64 4, ptr %{{.*}}, i64 6, ptr %{{.*}})
+// LLVM: call ccc void @"irgrad_lapack_sgesdd"(i64 5, i64 3, ptr %{{.*}}, i64 3, ptr %{{.*}}, ptr %{{.*}}, i64 4, ptr %{{.*}}, i64 3)
+// LLVM: call ccc void @"irgrad_lapack_dgeqrf"(i64 7, i64 2, ptr %{{.*}}, i64 2, ptr %{{.*}}, i64 5)
+// LLVM: declare void @"irgrad_lapack_dsyevd"(i64

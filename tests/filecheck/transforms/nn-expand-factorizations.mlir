@@ -1,4 +1,4 @@
-// nn-expand-factorizations: nn.cholesky / nn.triangular_solve / nn.lu as their reference loops,
+// nn-expand-factorizations: nn.cholesky / triangular_solve / lu / eigh / svd / qr as their reference loops,
 // outlined into private functions tagged for convert-factorizations-to-lapack (the default,
 // the CPU pipeline) or inlined (outline=false, the GPU pipeline).
 // RUN: irgrad-opt %s -p nn-expand-factorizations --split-input-file | filecheck %s
@@ -62,4 +62,34 @@ func.func @taken(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {
 }
 func.func private @irgrad_potrf_3x3xf32(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {
   func.return %a : tensor<3x3xf32>
+}
+
+// -----
+
+// eigh, svd and qr: the raw factorization is outlined (LAPACK's syevd / gesdd / geqrf+orgqr
+// replace it on the CPU); the op's contract (the sign convention, NaN for a non-finite input)
+// follows inline, as ordinary ops on the call's results.
+// CHECK-LABEL: func.func @decompositions
+// CHECK-NEXT:    %[[W:.*]], %[[V:.*]] = func.call @irgrad_syevd_4x4xf64(%a) : (tensor<4x4xf64>) -> (tensor<4xf64>, tensor<4x4xf64>)
+// CHECK:         nn.abs %[[V]]
+// CHECK:         nn.select
+// CHECK:         %{{.*}}, %[[S:.*]], %{{.*}} = func.call @irgrad_gesdd_3x5xf32(%b) : (tensor<3x5xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<3x5xf32>)
+// CHECK:         %{{.*}}, %[[R:.*]] = func.call @irgrad_geqrf_6x4xf64(%c) : (tensor<6x4xf64>) -> (tensor<6x4xf64>, tensor<4x4xf64>)
+// CHECK:         nn.select %{{.*}}, %[[R]]
+// CHECK:         func.return
+// CHECK:       func.func private @irgrad_syevd_4x4xf64(%a: tensor<4x4xf64>) -> (tensor<4xf64>, tensor<4x4xf64>) attributes {irgrad.factorization = {kind = "syevd", lower = true, unit_diagonal = false}}
+// CHECK:         scf.for
+// CHECK:       func.func private @irgrad_gesdd_3x5xf32(%a: tensor<3x5xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<3x5xf32>) attributes {irgrad.factorization = {kind = "gesdd", lower = false, unit_diagonal = false}}
+// CHECK:       func.func private @irgrad_geqrf_6x4xf64(%a: tensor<6x4xf64>) -> (tensor<6x4xf64>, tensor<4x4xf64>) attributes {irgrad.factorization = {kind = "geqrf", lower = false, unit_diagonal = false}}
+// CHECK-NOT:   nn.eigh
+// INLINE-LABEL: func.func @decompositions
+// INLINE-NOT:   func.call
+// INLINE:       scf.for
+// INLINE-NOT:   func.func private
+// ERR: nn-expand-factorizations.mlir:[[# @LINE + 2]]:3: error: 'nn.eigh' op is a factorization: run nn-expand-factorizations first
+func.func @decompositions(%a: tensor<4x4xf64>, %b: tensor<3x5xf32>, %c: tensor<6x4xf64>) -> (tensor<4x4xf64>, tensor<3xf32>, tensor<4x4xf64>) {
+  %w, %v = nn.eigh %a : (tensor<4x4xf64>) -> (tensor<4xf64>, tensor<4x4xf64>)
+  %u, %s, %vt = nn.svd %b : (tensor<3x5xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<3x5xf32>)
+  %q, %r = nn.qr %c : (tensor<6x4xf64>) -> (tensor<6x4xf64>, tensor<4x4xf64>)
+  func.return %v, %s, %r : tensor<4x4xf64>, tensor<3xf32>, tensor<4x4xf64>
 }

@@ -95,3 +95,91 @@ func.func @getrf_strided(%a: memref<4x4xf32>, %p: memref<4xi32, strided<[2]>>, %
   func.return
 }
 // CHECK: 'blas.getrf' op pivots must be contiguous, got memref<4xi32, strided<[2]>>
+
+// -----
+
+func.func @syevd_not_square(%a: memref<4x3xf64>, %w: memref<4xf64>) {
+  blas.syevd %a, %w : memref<4x3xf64>, memref<4xf64>
+  func.return
+}
+// CHECK: 'blas.syevd' op operand a must be square, got memref<4x3xf64>
+
+// -----
+
+func.func @syevd_w_size(%a: memref<4x4xf64>, %w: memref<3xf64>) {
+  blas.syevd %a, %w : memref<4x4xf64>, memref<3xf64>
+  func.return
+}
+// CHECK: 'blas.syevd' op w must be memref<4xf64>, got memref<3xf64>
+
+// -----
+
+func.func @syevd_w_type(%a: memref<4x4xf64>, %w: memref<4xf32>) {
+  blas.syevd %a, %w : memref<4x4xf64>, memref<4xf32>
+  func.return
+}
+// CHECK: 'blas.syevd' op w must be memref<4xf64>, got memref<4xf32>
+
+// -----
+
+func.func @syevd_w_strided(%a: memref<4x4xf32>, %w: memref<4xf32, strided<[4]>>) {
+  blas.syevd %a, %w : memref<4x4xf32>, memref<4xf32, strided<[4]>>
+  func.return
+}
+// CHECK: 'blas.syevd' op w must be contiguous, got memref<4xf32, strided<[4]>>
+
+// -----
+
+func.func @gesdd_s_size(%a: memref<5x3xf64>, %s: memref<5xf64>, %u: memref<5x3xf64>, %vt: memref<3x3xf64>) {
+  blas.gesdd %a, %s, %u, %vt : memref<5x3xf64>, memref<5xf64>, memref<5x3xf64>, memref<3x3xf64>
+  func.return
+}
+// CHECK: 'blas.gesdd' op s must be memref<3xf64>, got memref<5xf64>
+
+// -----
+
+func.func @gesdd_u_shape(%a: memref<3x5xf64>, %s: memref<3xf64>, %u: memref<3x5xf64>, %vt: memref<3x5xf64>) {
+  blas.gesdd %a, %s, %u, %vt : memref<3x5xf64>, memref<3xf64>, memref<3x5xf64>, memref<3x5xf64>
+  func.return
+}
+// CHECK: 'blas.gesdd' op u must be 3x3, got memref<3x5xf64>
+
+// -----
+
+func.func @gesdd_vt_type(%a: memref<5x3xf64>, %s: memref<3xf64>, %u: memref<5x3xf64>, %vt: memref<3x3xf32>) {
+  blas.gesdd %a, %s, %u, %vt : memref<5x3xf64>, memref<3xf64>, memref<5x3xf64>, memref<3x3xf32>
+  func.return
+}
+// CHECK: 'blas.gesdd' op element types differ: a memref<5x3xf64>, vt memref<3x3xf32>
+
+// -----
+
+func.func @gesdd_column_major(%a: memref<5x3xf64, strided<[1, 5]>>, %s: memref<3xf64>, %u: memref<5x3xf64>, %vt: memref<3x3xf64>) {
+  blas.gesdd %a, %s, %u, %vt : memref<5x3xf64, strided<[1, 5]>>, memref<3xf64>, memref<5x3xf64>, memref<3x3xf64>
+  func.return
+}
+// CHECK: 'blas.gesdd' op operand a needs static strides with unit stride in the last dimension, got memref<5x3xf64, strided<[1, 5]>>
+
+// -----
+
+func.func @geqrf_wide(%q: memref<3x5xf64>, %r: memref<5x5xf64>) {
+  blas.geqrf %q, %r : memref<3x5xf64>, memref<5x5xf64>
+  func.return
+}
+// CHECK: 'blas.geqrf' op q must be tall or square (m >= n), got memref<3x5xf64>
+
+// -----
+
+func.func @geqrf_r_shape(%q: memref<5x3xf64>, %r: memref<5x5xf64>) {
+  blas.geqrf %q, %r : memref<5x3xf64>, memref<5x5xf64>
+  func.return
+}
+// CHECK: 'blas.geqrf' op r must be 3x3, got memref<5x5xf64>
+
+// -----
+
+func.func @geqrf_r_type(%q: memref<5x3xf64>, %r: memref<3x3xf32>) {
+  blas.geqrf %q, %r : memref<5x3xf64>, memref<3x3xf32>
+  func.return
+}
+// CHECK: 'blas.geqrf' op element types differ: q memref<5x3xf64>, r memref<3x3xf32>

@@ -39,3 +39,18 @@ func.func @lapack(%a: memref<4x4xf64>, %b: memref<4x2xf64, strided<[8, 1], offse
   blas.getrf %c, %p, %q : memref<3x3xf32>, memref<3xi32>, memref<3xi32>
   func.return
 }
+
+// The decompositions under nn.eigh / nn.svd / nn.qr: syevd in place with its eigenvalue
+// vector, gesdd with its scratch A and three outputs (tall and wide), geqrf in place with R.
+// CHECK-LABEL: func.func @decompositions
+// CHECK-NEXT:    blas.syevd %a, %w : memref<4x4xf64>, memref<4xf64, strided<[1], offset: ?>>
+// CHECK-NEXT:    blas.gesdd %b, %s, %u, %vt : memref<5x3xf32, strided<[8, 1], offset: ?>>, memref<3xf32>, memref<5x3xf32>, memref<3x3xf32>
+// CHECK-NEXT:    blas.gesdd %c, %s2, %u2, %vt2 : memref<3x5xf64>, memref<3xf64>, memref<3x3xf64>, memref<3x5xf64>
+// CHECK-NEXT:    blas.geqrf %u, %r : memref<5x3xf32>, memref<3x3xf32>
+func.func @decompositions(%a: memref<4x4xf64>, %w: memref<4xf64, strided<[1], offset: ?>>, %b: memref<5x3xf32, strided<[8, 1], offset: ?>>, %s: memref<3xf32>, %u: memref<5x3xf32>, %vt: memref<3x3xf32>, %c: memref<3x5xf64>, %s2: memref<3xf64>, %u2: memref<3x3xf64>, %vt2: memref<3x5xf64>, %r: memref<3x3xf32>) {
+  blas.syevd %a, %w : memref<4x4xf64>, memref<4xf64, strided<[1], offset: ?>>
+  blas.gesdd %b, %s, %u, %vt : memref<5x3xf32, strided<[8, 1], offset: ?>>, memref<3xf32>, memref<5x3xf32>, memref<3x3xf32>
+  blas.gesdd %c, %s2, %u2, %vt2 : memref<3x5xf64>, memref<3xf64>, memref<3x3xf64>, memref<3x5xf64>
+  blas.geqrf %u, %r : memref<5x3xf32>, memref<3x3xf32>
+  func.return
+}

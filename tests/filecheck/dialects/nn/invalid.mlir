@@ -1248,3 +1248,27 @@ func.func @lu_pivots(%a: tensor<4x4xf32>) {
   %0, %1, %2 = nn.lu %a : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi64>, tensor<4xi32>)
   func.return
 }
+
+// -----
+
+// CHECK: error: 'nn.eigh' op operand must be a square matrix or a batch of them (..., n, n), got 4x3
+func.func @eigh_not_square(%a: tensor<4x3xf32>) {
+  %0, %1 = nn.eigh %a : (tensor<4x3xf32>) -> (tensor<4xf32>, tensor<4x3xf32>)
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'nn.svd' op result types (tensor<5x5xf64>, tensor<3xf64>, tensor<3x3xf64>) do not match the inferred types (tensor<5x3xf64>, tensor<3xf64>, tensor<3x3xf64>)
+func.func @svd_full_matrices(%a: tensor<5x3xf64>) {
+  %0, %1, %2 = nn.svd %a : (tensor<5x3xf64>) -> (tensor<5x5xf64>, tensor<3xf64>, tensor<3x3xf64>)
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'nn.qr' op operand must be a tall or square matrix or a batch of them (..., m, n) with m >= n, got 3x5
+func.func @qr_wide(%a: tensor<3x5xf64>) {
+  %0, %1 = nn.qr %a : (tensor<3x5xf64>) -> (tensor<3x5xf64>, tensor<5x5xf64>)
+  func.return
+}

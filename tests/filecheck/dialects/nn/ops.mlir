@@ -488,3 +488,14 @@ func.func @factorizations(%a: tensor<2x4x4xf64>, %b: tensor<2x4x3xf64>, %c: tens
   %lu, %piv, %perm = nn.lu %c : (tensor<5x5xf32>) -> (tensor<5x5xf32>, tensor<5xi32>, tensor<5xi32>)
   func.return %z, %lu, %perm : tensor<2x4x3xf64>, tensor<5x5xf32>, tensor<5xi32>
 }
+
+// CHECK-LABEL: func.func @decompositions(
+// CHECK-NEXT:    %w, %v = nn.eigh %a : (tensor<2x4x4xf64>) -> (tensor<2x4xf64>, tensor<2x4x4xf64>)
+// CHECK-NEXT:    %u, %s, %vt = nn.svd %b : (tensor<3x5xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<3x5xf32>)
+// CHECK-NEXT:    %q, %r = nn.qr %c : (tensor<6x4xf64>) -> (tensor<6x4xf64>, tensor<4x4xf64>)
+func.func @decompositions(%a: tensor<2x4x4xf64>, %b: tensor<3x5xf32>, %c: tensor<6x4xf64>) -> (tensor<2x4xf64>, tensor<3xf32>, tensor<4x4xf64>) {
+  %w, %v = nn.eigh %a : (tensor<2x4x4xf64>) -> (tensor<2x4xf64>, tensor<2x4x4xf64>)
+  %u, %s, %vt = nn.svd %b : (tensor<3x5xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<3x5xf32>)
+  %q, %r = nn.qr %c : (tensor<6x4xf64>) -> (tensor<6x4xf64>, tensor<4x4xf64>)
+  func.return %w, %s, %r : tensor<2x4xf64>, tensor<3xf32>, tensor<4x4xf64>
+}
