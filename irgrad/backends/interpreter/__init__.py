@@ -28,7 +28,20 @@ from irgrad.backends.interpreter.errors import (
     UndefinedBehaviorError,
     UnsupportedOpError,
 )
-from irgrad.backends.interpreter.runner import run_function
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from irgrad.backends.interpreter.runner import run_function
+
+
+def __getattr__(name: str) -> Any:
+    """`run_function` on first use: the runner pulls in xDSL's interpreters (~0.2 s), which
+    tracing a program with a captured array (to_attribute) or compiling it never needs."""
+    if name == "run_function":
+        from irgrad.backends.interpreter.runner import run_function
+
+        return run_function
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "InterpreterError",
