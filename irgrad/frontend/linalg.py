@@ -825,13 +825,59 @@ def _qr_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Any, Any]:
     return (q, r), (np_api.matmul(q, do - x) + da_rinv, np_api.matmul(x - do, r))
 
 
+def _pad_columns(x: Tracer, total: int) -> Tracer:
+    """x (..., m, k) with zero columns appended up to `total` columns."""
+    zeros = full((*x.shape[:-1], total - x.shape[-1]), 0, x.dtype)
+    return lax.concatenate([x, zeros], x.ndim - 1)
+
+
+def _columns_from(x: Tracer, start: int) -> Tracer:
+    return lax.slice(x, [0] * (x.ndim - 1) + [start], list(x.shape), [1] * x.ndim)
+
+
+def _transported(q1: Tracer, dq1: Tracer, q2: Tracer) -> Tracer:
+    """The tangent of completing columns q2 (orthonormal, orthogonal to q1's columns) that moves
+    them with the column space as q1 moves by dq1: -q1 dq1^T q2. The completion of a basis is not
+    unique (JAX raises here); this choice is exact for whatever depends on q2 only through its
+    span, e.g. the projector q2 q2^T = I - q1 q1^T, which is all a non-unique basis determines."""
+    return -np_api.matmul(q1, np_api.matmul(_mT(dq1), q2))
+
+
+def _qr_complete_raw(a: Tracer) -> tuple[Tracer, Tracer]:
+    """Complete QR of a tall a (..., m, n), m > n: q (..., m, m), r (..., m, n). nn.qr of [a | 0]
+    (square): past column n the columns are zero below the diagonal, so Householder reflects
+    no more and q = H_1 ... H_n, whose last m - n columns complete a's column space; r's first n
+    columns are [R; 0]."""
+    n = a.shape[-1]
+    q, r = lax.qr(_pad_columns(a, a.shape[-2]))
+    return q, lax.slice(r, [0] * r.ndim, [*r.shape[:-1], n], [1] * r.ndim)
+
+
+_qr_complete = custom_jvp(_qr_complete_raw)
+
+
+@_qr_complete.defjvp
+def _qr_complete_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Any, Any]:
+    """The reduced QR's rule for q's first n columns and r's first n rows (r's others are 0),
+    `_transported` for q's completing columns."""
+    (a,), (da,) = primals, tangents
+    n = a.shape[-1]
+    q, r = _qr_complete_raw(a)
+    _, (dq1, dr1) = _qr_jvp((a,), (da,))
+    dq2 = _transported(lax.slice(q, [0] * q.ndim, [*q.shape[:-1], n], [1] * q.ndim), dq1, _columns_from(q, n))
+    dr = lax.concatenate([dr1, full((*a.shape[:-2], a.shape[-2] - n, n), 0, a.dtype)], a.ndim - 2)
+    return (q, r), (lax.concatenate([dq1, dq2], a.ndim - 1), dr)
+
+
 @api
 def qr(a: Any, mode: str = "reduced") -> Any:
     """numpy.linalg.qr by Householder reflections: mode 'reduced' (q (..., m, k), r (..., k, n),
-    k = min(m, n)), 'r' (r alone) or 'complete' (only where m <= n, where it equals 'reduced';
-    JAX has no derivative for m > n either). R's diagonal has LAPACK's signs, so q and r match
-    numpy's. A wide a (m < n) is QR of its first m columns, then r's other columns are q^T a.
-    The derivative (JAX's rule) needs full column rank in the square block."""
+    k = min(m, n)), 'r' (r alone) or 'complete' (q (..., m, m), r (..., m, n); the same as
+    'reduced' where m <= n; for m > n the completing columns' derivative is `_transported`'s,
+    JAX raises there). R's diagonal has
+    LAPACK's signs, so q and r match numpy's (q's completing columns too, up to roundoff). A
+    wide a (m < n) is QR of its first m columns, then r's other columns are q^T a. The
+    derivative (JAX's rule) needs full column rank in the square block."""
     if mode not in ("reduced", "r", "complete"):
         raise ValueError(f"qr: mode must be 'reduced', 'r' or 'complete', got {mode!r}{user_site()}")
     t = _float_array("qr", a)
@@ -839,9 +885,7 @@ def qr(a: Any, mode: str = "reduced") -> Any:
         raise ShapeError(f"qr: expected a matrix or a stack of them, shape (..., m, n), got {t.shape}{user_site()}")
     m, n = t.shape[-2:]
     if mode == "complete" and m > n:
-        raise NotImplementedError(
-            f"qr: mode='complete' with more rows than columns ({m} > {n}) is not supported; use 'reduced'{user_site()}"
-        )
+        return _qr_complete(t)
     if m >= n:
         q, r = _qr_core(t)
     else:
@@ -1121,6 +1165,48 @@ def _svd_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Any, Any]
     return (u, s, vt), (du, ds, _mT(dv))
 
 
+def _complete_columns(u: Tracer) -> Tracer:
+    """u (..., m, k) with orthonormal columns, m > k, completed to an orthogonal (..., m, m): its
+    first k columns are u's, the rest the last m - k columns of nn.qr([u | 0]) (see
+    `_qr_complete_raw`)."""
+    q, _ = lax.qr(_pad_columns(u, u.shape[-2]))
+    return lax.concatenate([u, _columns_from(q, u.shape[-1])], u.ndim - 1)
+
+
+def _svd_full_raw(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+    """The full SVD of a non-square a: u (..., m, m), s (..., k), vt (..., n, n), the reduced one
+    with the shorter factor's basis completed."""
+    u, s, vt = lax.svd(a)
+    m, n = a.shape[-2:]
+    if m > n:
+        u = _complete_columns(u)
+    else:
+        vt = _mT(_complete_columns(_mT(vt)))
+    return u, s, vt
+
+
+_svd_full = custom_jvp(_svd_full_raw)
+
+
+@_svd_full.defjvp
+def _svd_full_jvp(primals: tuple[Tracer], tangents: tuple[Tracer]) -> tuple[Any, Any]:
+    """The reduced SVD's rule for u's and vt's first k columns (rows), `_transported` for the
+    completing ones."""
+    (a,), (da,) = primals, tangents
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    u, s, vt = _svd_full_raw(a)
+    _, (du, ds, dvt) = _svd_jvp((a,), (da,))
+    if m > n:
+        du = lax.concatenate([du, _transported(lax.slice(u, [0] * u.ndim, [*u.shape[:-1], k], [1] * u.ndim), du, _columns_from(u, k))], u.ndim - 1)
+    else:
+        v = _mT(vt)
+        dv = _mT(dvt)
+        v1 = lax.slice(v, [0] * v.ndim, [*v.shape[:-1], k], [1] * v.ndim)
+        dvt = _mT(lax.concatenate([dv, _transported(v1, dv, _columns_from(v, k))], v.ndim - 1))
+    return (u, s, vt), (du, ds, dvt)
+
+
 def _svdvals_core(a: Tracer) -> Tracer:
     return _svd_loop(a)[1]
 
@@ -1145,10 +1231,13 @@ def _matrix_arg(op_name: str, x: Any) -> Tracer:
 
 @api
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
-    """numpy.linalg.svd: (u, s, vh) with a = u diag(s) vh, s descending, by one-sided Jacobi;
-    only s with `compute_uv=False`. Reduced u (..., m, k), vh (..., k, n), k = min(m, n), with
-    `full_matrices=False`; `full_matrices=True` is the same for square a and not supported
-    otherwise. Singular vector signs follow nn.svd's convention (u's columns as eigh's
+    """numpy.linalg.svd: (u, s, vh) with a = u diag(s) vh, s descending (nn.svd: LAPACK's gesdd
+    on the CPU, one-sided Jacobi elsewhere); only s with `compute_uv=False`. Reduced u (..., m, k),
+    vh (..., k, n), k = min(m, n), with `full_matrices=False`; with `full_matrices=True` (the
+    default, as numpy and JAX) a non-square a's shorter factor is completed to a square
+    orthogonal matrix (its extra columns span the orthogonal complement; any such basis is
+    valid, numpy's may differ; their derivative is `_transported`'s, exact for what depends
+    only on their span; JAX raises there). Singular vector signs follow nn.svd's convention (u's columns as eigh's
     eigenvectors, vh's rows with them), not necessarily numpy's. Derivatives are JAX's rules;
     u's and vh's are inf/NaN at repeated (or, for the extra columns of a non-square a, zero)
     singular values, s's are always finite."""
@@ -1159,9 +1248,7 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
         return _svdvals_core(t)
     m, n = t.shape[-2:]
     if full_matrices and m != n:
-        raise NotImplementedError(
-            f"svd: full_matrices=True on a non-square matrix (shape {t.shape}) is not supported; use full_matrices=False{user_site()}"
-        )
+        return _svd_full(t)
     return _svd_core(t)
 
 

@@ -450,8 +450,6 @@ def test_errors() -> None:
         L.matrix_power(np.eye(2), 1.5)
     with pytest.raises(ValueError, match="qr: mode must be"):
         L.qr(np.eye(2), mode="raw")
-    with pytest.raises(NotImplementedError, match="mode='complete' with more rows"):
-        L.qr(np.ones((3, 2)), mode="complete")
     with pytest.raises(ig.DTypeError, match="float16 is not supported"):
         L.inv(np.eye(2, dtype=np.float16))
 
@@ -610,10 +608,43 @@ def _recon(w, v):
         ("pinv", ig.linalg.pinv, (RNG.standard_normal((4, 3)),)),
         ("lstsq", lambda a, b: ig.linalg.lstsq(a, b)[:2], (RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2)))),
         ("norm2_cond", lambda a: (ig.linalg.norm(a, -2), ig.linalg.cond(a)), (A3,)),
+        # Complete bases: the completing columns enter through their span (their projector),
+        # which is all a non-unique basis determines; the leading columns as in the reduced case.
+        ("svd_full_tall_span", lambda a: (lambda u, s, vt: (u[:, 3:] @ u[:, 3:].T, ig.abs(u[:, :3].T @ C4), s, ig.abs(vt)))(
+            *ig.linalg.svd(a)), (RNG.standard_normal((4, 3)),)),
+        ("svd_full_wide_span", lambda a: (lambda u, s, vt: (vt[2:].T @ vt[2:], ig.abs(u), s))(
+            *ig.linalg.svd(a)), (RNG.standard_normal((2, 5)),)),
+        ("qr_complete_span", lambda a: (lambda q, r: (q[:, 2:] @ q[:, 2:].T, q[:, :2], r))(
+            *ig.linalg.qr(a, mode="complete")), (RNG.standard_normal((5, 2)),)),
     ],
 )
 def test_spectral_derivatives_match_finite_differences(name, fn, args) -> None:
     ig.check_grads(fn, args, order=1, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+@pytest.mark.parametrize("shape", [(6, 3), (3, 6), (2, 5, 2), (4, 4)])
+def test_full_svd_and_complete_qr_of_non_square_matrices(shape, backend) -> None:
+    """numpy's defaults: svd's full_matrices=True completes the shorter factor to a square
+    orthogonal matrix whose leading columns (rows) are the reduced SVD's; qr's mode='complete' is
+    numpy's (LAPACK's Householder reflections, the completing columns included)."""
+    a = RNG.standard_normal(shape)
+    m, n = shape[-2:]
+    k = min(m, n)
+    u, s, vt = ig.jit(lambda x: ig.linalg.svd(x), backend=backend)(a)
+    ur, sr, vtr = ig.jit(lambda x: ig.linalg.svd(x, full_matrices=False), backend=backend)(a)
+    assert u.shape == (*shape[:-2], m, m) and vt.shape == (*shape[:-2], n, n)
+    np.testing.assert_allclose(np.swapaxes(u, -1, -2) @ u, np.broadcast_to(np.eye(m), u.shape), atol=1e-14)
+    np.testing.assert_allclose(vt @ np.swapaxes(vt, -1, -2), np.broadcast_to(np.eye(n), vt.shape), atol=1e-14)
+    np.testing.assert_allclose(u[..., :k], ur, atol=1e-14)
+    np.testing.assert_allclose(vt[..., :k, :], vtr, atol=1e-14)
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-13)
+    if len(shape) == 2 and m > n:
+        q, r = ig.jit(lambda x: ig.linalg.qr(x, mode="complete"), backend=backend)(a)
+        qn, rn = np.linalg.qr(a, mode="complete")
+        assert q.shape == (m, m) and r.shape == (m, n)
+        np.testing.assert_allclose(q, qn, atol=1e-14)
+        np.testing.assert_allclose(r, rn, atol=1e-14)
 
 
 def test_spectral_errors() -> None:
@@ -626,8 +657,6 @@ def test_spectral_errors() -> None:
         L.eigh(np.eye(2), UPLO="X")
     with pytest.raises(ig.ShapeError, match=r"svd: expected a matrix .* got \(3,\)"):
         L.svd(np.ones(3))
-    with pytest.raises(NotImplementedError, match="svd: full_matrices=True on a non-square"):
-        L.svd(np.ones((3, 2)))
     with pytest.raises(ig.ShapeError, match="lstsq: a must be 2-D"):
         L.lstsq(np.ones((2, 3, 3)), np.ones(3))
     with pytest.raises(ig.ShapeError, match=r"lstsq: b must be \(m,\) or \(m, k\) with m = 3"):
