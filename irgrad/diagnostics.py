@@ -23,6 +23,7 @@ import dataclasses
 import linecache
 import struct
 from collections.abc import Mapping
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -383,10 +384,33 @@ def _verify_blocks(op: Operation) -> None:
 
 
 class _Order:
-    """Each op's position in its block, computed once per block per verification."""
+    """Each op's position in its block, and each multi-block region's dominators and reachable
+    blocks, computed once per block (region) per verification."""
 
     def __init__(self) -> None:
         self.positions: dict[object, dict[Operation, int]] = {}
+        self.regions: dict[object, tuple[Any, set[object]]] = {}
+
+    def block_dominates(self, a: Any, b: Any) -> bool:
+        """Whether block `a` dominates block `b` of the same region; as in MLIR, a block that
+        the entry block does not reach is dominated by every block (its uses are not checked)."""
+        from xdsl.irdl.dominance import DominanceInfo
+
+        region = b.parent
+        entry = self.regions.get(region)
+        if entry is None:
+            reachable: set[object] = set()
+            stack = [region.blocks.first]
+            while stack:
+                block = stack.pop()
+                if block is None or block in reachable:
+                    continue
+                reachable.add(block)
+                if block.last_op is not None:
+                    stack.extend(block.last_op.successors)
+            entry = self.regions[region] = (DominanceInfo(region), reachable)
+        info, reachable = entry
+        return b not in reachable or info.dominates(a, b)
 
     def before(self, a: Operation, b: Operation) -> bool:
         block = a.parent_block()
@@ -401,9 +425,9 @@ def _dominance_problem(op: Operation, order: _Order) -> str | None:
     """Why an operand of `op` is not visible at `op` (MLIR's dominance rule), or None.
 
     A value is visible after its definition in its block and inside the regions of later ops
-    of that block (a block argument: everywhere in its block). Uses from another block of
-    the same region (a CFG) are left alone: deciding them needs a dominator tree, and they
-    only arise in hand-written `cf` IR."""
+    of that block (a block argument: everywhere in its block), and in the blocks its block
+    dominates in a multi-block region (a CFG: hand-written `cf` IR, xDSL's DominanceInfo;
+    blocks the entry does not reach are not checked, as in MLIR)."""
     from xdsl.ir import BlockArgument
 
     for k, value in enumerate(op.operands):
@@ -430,8 +454,11 @@ def _dominance_problem(op: Operation, order: _Order) -> str | None:
                     return f"operand #{k} is a result of the op this use is nested in (it does not dominate this use)"
                 return f"operand #{k} is used before its definition (it does not dominate this use)"
             if block.parent is def_block.parent:
-                visible = True  # another block of the defining region: a CFG edge, not checked here
-                break
+                if order.block_dominates(def_block, block):
+                    visible = True
+                    break
+                return (f"operand #{k} is defined in a block that does not dominate this use's block "
+                        f"(it does not dominate this use)")
             user = block.parent_op()
         if not visible:
             return (f"operand #{k} is defined in a region that does not enclose this use "

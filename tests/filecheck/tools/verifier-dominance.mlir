@@ -94,9 +94,42 @@ func.func @empty_body() {
 
 // -----
 
+// Across the blocks of a CFG region: ^a defines %y, but ^b is also reached from the entry
+// without passing ^a, so ^a does not dominate ^b (MLIR's dominator-tree rule).
+func.func @cfg_branch(%c: i1, %x: i32) -> i32 {
+  cf.cond_br %c, ^a, ^b
+^a:
+  %y = arith.addi %x, %x : i32
+  cf.br ^b
+^b:
+  %z = arith.muli %y, %x : i32
+  func.return %z : i32
+}
+// CHECK: 'arith.muli' op operand #0 is defined in a block that does not dominate this use's block (it does not dominate this use)
+
+// -----
+
+// A loop: the header dominates the body, not the other way round.
+func.func @cfg_loop(%n: i32) -> i32 {
+  %z = arith.constant 0 : i32
+  cf.br ^head(%z : i32)
+^head(%i: i32):
+  %s = arith.addi %i, %t : i32
+  %done = arith.cmpi sge, %s, %n : i32
+  cf.cond_br %done, ^exit, ^body
+^body:
+  %t = arith.addi %i, %n : i32
+  cf.br ^head(%t : i32)
+^exit:
+  func.return %s : i32
+}
+// CHECK: 'arith.addi' op operand #1 is defined in a block that does not dominate this use's block (it does not dominate this use)
+
+// -----
+
 // Still accepted: a use in a later op's region, a block argument anywhere in its block, uses
-// across the blocks of a CFG region (not checked: that needs a dominator tree), and a private
-// declaration.
+// in blocks the definition's block dominates (also through a branch and a join), uses in a
+// block the entry never reaches (not checked, as in MLIR), and a private declaration.
 func.func @fine(%x: tensor<2xf32>, %c: i1) -> tensor<2xf32> {
   %y = nn.neg %x : tensor<2xf32>
   %r = scf.if %c -> (tensor<2xf32>) {
@@ -104,9 +137,18 @@ func.func @fine(%x: tensor<2xf32>, %c: i1) -> tensor<2xf32> {
   } else {
     scf.yield %x : tensor<2xf32>
   }
-  cf.br ^next
-^next:
-  func.return %r : tensor<2xf32>
+  cf.cond_br %c, ^left, ^right
+^left:
+  %l = nn.exp %y : tensor<2xf32>
+  cf.br ^join
+^right:
+  cf.br ^join
+^join:
+  %j = nn.add %r, %y : tensor<2xf32>
+  func.return %j : tensor<2xf32>
+^unreachable:
+  %u = nn.add %l, %l : tensor<2xf32>
+  cf.br ^unreachable
 }
 func.func private @declared(tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NOT: error
