@@ -1,8 +1,9 @@
 """`convert-factorizations-to-lapack`: outlined factorizations' loops replaced by LAPACK calls.
 
 Input invariant: stage "bufferized", with the private functions `nn-expand-factorizations`
-outlined (tagged `irgrad.factorization = {kind, lower, unit_diagonal}`), now on memrefs in
-the bufferized calling convention: read-only inputs, then one out-parameter per result:
+outlined (tagged `irgrad.factorization = {kind, lower, unit_diagonal}`; their reference loops,
+or declarations with `references=false`, which get a body here), now on memrefs in the
+bufferized calling convention: read-only inputs, then one out-parameter per result:
 
     potrf: (%a, %l)             trsm: (%a, %b, %x)             getrf: (%a, %lu, %piv, %perm)
     syevd: (%a, %w, %v)         gesdd: (%a, %u, %s, %vt)       geqrf: (%a, %q, %r)
@@ -37,7 +38,7 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     StringAttr,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
@@ -152,8 +153,13 @@ class ConvertFactorizationsToLapackPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
             tag = function.attributes.get(FACTORIZATION_ATTR)
-            if tag is None or not function.body.blocks:
+            if tag is None:
                 continue
+            if not function.body.blocks:
+                # A tagged declaration (nn-expand-factorizations{references=false}): the body
+                # is made here, on the bufferized signature.
+                function.body.add_block(Block(arg_types=function.function_type.inputs.data))
+                function.sym_visibility = StringAttr("private")
             if not isinstance(tag, DictionaryAttr) or not isinstance(tag.data.get("kind"), StringAttr):
                 raise PassError(f"'{FACTORIZATION_ATTR}' must be a dictionary with a string 'kind'", function)
             kind = tag.data["kind"].data  # type: ignore[union-attr]

@@ -13,7 +13,7 @@ from irgrad.diagnostics import PipelineError
 
 CPU_STEPS: list[tuple[str, str]] = [
     ("autodiff", "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce"),
-    ("linalg", "nn-expand-factorizations,convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
+    ("linalg", "nn-expand-factorizations{references=false},convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
     ("bufferized", "bufferize"),
     (
         "loops",
@@ -52,7 +52,7 @@ def _cumulative(last: str) -> str:
 STAGES: dict[str, str] = {
     "autodiff": _cumulative("autodiff"),
     "linalg": "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce,"
-    "nn-expand-factorizations,convert-nn-to-linalg",
+    "nn-expand-factorizations{references=false},convert-nn-to-linalg",
     "fused": _cumulative("linalg"),
     "bufferized": _cumulative("bufferized"),
     "loops": _cumulative("loops"),
@@ -64,7 +64,7 @@ STAGES: dict[str, str] = {
 GPU_STEPS: list[tuple[str, str]] = [
     CPU_STEPS[0],
     # Factorizations as inline loops (kernels like the rest of the program), not LAPACK calls.
-    ("linalg", CPU_STEPS[1][1].replace("nn-expand-factorizations", "nn-expand-factorizations{outline=false}")),
+    ("linalg", CPU_STEPS[1][1].replace("nn-expand-factorizations{references=false}", "nn-expand-factorizations{outline=false}")),
     CPU_STEPS[2],
     # Every parallel dimension of a linalg op becomes a GPU thread dimension: the CPU's
     # matmul loop order (j innermost, sequential) would leave only i parallel.

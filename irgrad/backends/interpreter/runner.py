@@ -16,7 +16,6 @@ from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.interpreters.cf import CfFunctions
-from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
@@ -37,6 +36,7 @@ from irgrad.backends.interpreter.nn_bitwise import NNBitwiseFunctions
 from irgrad.backends.interpreter.nn_creation import NNCreationFunctions
 from irgrad.backends.interpreter.nn_data_movement import NNDataMovementFunctions
 from irgrad.backends.interpreter.nn_elementwise import NNElementwiseFunctions
+from irgrad.backends.interpreter.factorization_calls import IrgradFuncFunctions, is_tagged_declaration
 from irgrad.backends.interpreter.nn_linalg import NNLinalgFunctions
 from irgrad.backends.interpreter.nn_linear import NNLinearFunctions
 from irgrad.backends.interpreter.nn_reduction import NNReductionFunctions
@@ -48,9 +48,10 @@ from irgrad.backends.interpreter.values import ResultChecker, describe, is_scala
 
 Value = np.ndarray | np.generic | int | float | bool
 
-# xDSL's func and cf implementations only pass values along, so they serve as they are.
+# xDSL's func (with calls of tagged factorization declarations added) and cf implementations
+# only pass values along, so they serve as they are.
 FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
-    FuncFunctions,
+    IrgradFuncFunctions,
     CfFunctions,
     CfAssertFunctions,
     ScfFunctions,
@@ -125,7 +126,7 @@ def check_supported(module: ModuleOp, entry: FuncOp) -> None:
                     raise InterpreterError(
                         f"calls {op.callee}, which is not a function in the module", op
                     )
-                if not callee.body.blocks:
+                if not callee.body.blocks and not is_tagged_declaration(callee):
                     raise UnsupportedOpError(
                         f"calls {op.callee}, a declaration without a body (external functions "
                         "cannot run on the interpreter)",

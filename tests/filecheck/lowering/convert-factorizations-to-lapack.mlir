@@ -34,6 +34,16 @@ func.func private @trsm(%a: memref<5x5xf32>, %b: memref<5x2xf32>, %out: memref<5
 
 // -----
 
+// A tagged declaration (nn-expand-factorizations{references=false}, the CPU pipeline) gets its
+// body here, on its bufferized signature.
+// CHECK-LABEL: func.func private @declared_syevd(%0: memref<4x4xf64>, %1: memref<4xf64>, %2: memref<4x4xf64>)
+// CHECK-NEXT:    "memref.copy"(%0, %2) : (memref<4x4xf64>, memref<4x4xf64>) -> ()
+// CHECK-NEXT:    blas.syevd %2, %1 : memref<4x4xf64>, memref<4xf64>
+// CHECK-NEXT:    func.return
+func.func private @declared_syevd(memref<4x4xf64>, memref<4xf64>, memref<4x4xf64>) attributes {irgrad.factorization = {kind = "syevd", lower = true, unit_diagonal = false}}
+
+// -----
+
 // LU: the factored matrix and the two i32 vectors, each per batch element.
 // CHECK-LABEL: func.func private @getrf
 // CHECK-NEXT:    "memref.copy"(%a, %lu) : (memref<3x4x4xf32>, memref<3x4x4xf32>) -> ()

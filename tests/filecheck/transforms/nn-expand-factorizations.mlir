@@ -3,6 +3,8 @@
 // the CPU pipeline) or inlined (outline=false, the GPU pipeline).
 // RUN: irgrad-opt %s -p nn-expand-factorizations --split-input-file | filecheck %s
 // RUN: irgrad-opt %s -p 'nn-expand-factorizations{outline=false}' --split-input-file | filecheck %s --check-prefix=INLINE
+// RUN: irgrad-opt %s -p 'nn-expand-factorizations{references=false}' --split-input-file | filecheck %s --check-prefix=DECL
+// RUN: not irgrad-opt %s -p 'nn-expand-factorizations{outline=false references=false}' 2>&1 | filecheck %s --check-prefix=BADOPT
 // RUN: not irgrad-opt %s -p convert-nn-to-linalg --split-input-file 2>&1 | filecheck %s --check-prefix=ERR
 // RUN: sh -c 'irgrad-opt %s -p convert-nn-to-linalg --split-input-file >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
 
@@ -34,6 +36,15 @@
 // INLINE:       scf.for
 // INLINE:       func.return
 // INLINE-NOT:   func.func private
+
+// references=false (the CPU pipeline): the same calls, of tagged private declarations (no loop
+// to trace and lower; convert-factorizations-to-lapack gives them bodies).
+// DECL-LABEL: func.func @chain
+// DECL-NEXT:    %l = func.call @irgrad_potrf_2x4x4xf64(%a) : (tensor<2x4x4xf64>) -> tensor<2x4x4xf64>
+// DECL-NOT:     scf.for
+// DECL:         func.func private @irgrad_potrf_2x4x4xf64(tensor<2x4x4xf64>) -> tensor<2x4x4xf64> attributes {irgrad.factorization = {kind = "potrf", lower = true, unit_diagonal = false}}
+// DECL-NEXT:    func.func private @irgrad_trsm_lower_2x4x4xf64_2x4x3xf64(tensor<2x4x4xf64>, tensor<2x4x3xf64>) -> tensor<2x4x3xf64> attributes
+// BADOPT: error: nn-expand-factorizations: references=false needs outline=true (an inlined factorization is its loop)
 
 // Without the expansion, convert-nn-to-linalg says what to run.
 // ERR: nn-expand-factorizations.mlir:[[# @LINE + 3]]:3: error: 'nn.cholesky' op is a factorization: run nn-expand-factorizations first, which writes it as loops of nn ops (-p nn-expand-factorizations,convert-nn-to-linalg)
