@@ -17,7 +17,9 @@ host-level loads that host code needs (synchronous reads, rare). In detail:
   evenly runs several points per thread, strided so that each load stays coalesced
   (`points-per-thread`; by default 4 from 2^20 points on, AUTO_MIN_POINTS). Reductions inside the body (`scf.for` over a
   linalg op's reduction dimensions) stay sequential per thread: that is the work of one
-  output element. `scf.parallel` nested in a body runs serially in its thread.
+  output element; where the outputs are too few to fill the device, each output's loop is
+  first split into chunks run by their own threads and combined in order
+  (irgrad/lowering/gpu_split_reductions.py; `split-reductions=false` keeps one thread per output). `scf.parallel` nested in a body runs serially in its thread.
 - An `scf.parallel` with `scf.reduce`, and an `scf.for` reduction nest of host code raised
   to one (irgrad/lowering/gpu_reductions.py), becomes a shared-memory tree reduction over
   two kernels.
@@ -52,6 +54,7 @@ from irgrad.lowering.gpu_common import (
 )
 from irgrad.lowering.gpu_placement import kernel_op, place
 from irgrad.lowering.gpu_scatter_loops import interchange_scatter_loops
+from irgrad.lowering.gpu_split_reductions import split_parallel_reductions
 from irgrad.lowering.gpu_reductions import (
     constant_int,
     lower_parallel_reduction,
@@ -272,10 +275,14 @@ def _coarsened_launch(op: scf.ParallelOp, host: Emitter, counts: list[int], bloc
 # ---------------------------------------------------------------------------------------------
 
 
-def convert_function(function: func.FuncOp, block_size: int, points_per_thread: int = 0) -> None:
+def convert_function(
+    function: func.FuncOp, block_size: int, points_per_thread: int = 0, split_reductions: bool = True
+) -> None:
     if not function.body.blocks:
         return
     interchange_scatter_loops(function)
+    if split_reductions:
+        split_parallel_reductions(function)
     raise_reduction_nests(function, host_level)
     for op in list(function.walk()):
         if isinstance(op, memref.CopyOp) and host_level(op):
@@ -311,6 +318,10 @@ class ConvertParallelLoopsToGpuPass(ModulePass):
     (applies where the points divide evenly into blocks; 1: one point per thread; 0: 4 for
     loops of 2^20 points or more, else 1, see AUTO_MIN_POINTS)."""
 
+    split_reductions: bool = True
+    """Split each output's reduction loop into chunks run in parallel where the outputs are too
+    few to fill the device (irgrad/lowering/gpu_split_reductions.py)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.block_size <= MAX_BLOCK_SIZE:
             raise PassError(
@@ -321,7 +332,7 @@ class ConvertParallelLoopsToGpuPass(ModulePass):
                 f"{PASS}: points-per-thread must be between 0 (automatic) and 16, got {self.points_per_thread}"
             )
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
-            convert_function(function, self.block_size, self.points_per_thread)
+            convert_function(function, self.block_size, self.points_per_thread, self.split_reductions)
 
 
 __all__ = ["ConvertParallelLoopsToGpuPass", "auto_points_per_thread", "convert_function", "parallel_to_launch"]

@@ -329,6 +329,13 @@ def _lanes_from_buffer(
     return scf.ForOp(index(0), upper, step, list(inits), Region(body))
 
 
+COMBINER_IDENTITY = _IDENTITY
+"""The identity of each combiner a reduction loop may have (shared with gpu_split_reductions)."""
+reduction_combiner = _combiner
+"""The op combining a reduction loop's one carried float value, or None (shared with
+gpu_split_reductions)."""
+
+
 @dataclass(frozen=True)
 class SplitReductionsPass(ModulePass):
     """Evaluate float reduction loops in a fixed blocked order of `lanes` interleaved partial results (vectorizable, threadable, reproducible)."""

@@ -4,6 +4,7 @@
 // RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=4}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=PPT
 // RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=1}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=SINGLE
 // RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{points-per-thread=17}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=BADPPT
+// RUN: irgrad-opt -p 'convert-parallel-loops-to-gpu{split-reductions=false}' %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=NOSPLIT
 
 // A 2-D parallel loop of 4x8 points is one launch of 32 threads (fewer points than the
 // block size: one block of exactly that many threads, no bounds guard). The dimensions are
@@ -77,6 +78,56 @@ func.func @row_sums(%a: memref<1000x3xf32>, %out: memref<1000xf32>) {
       scf.yield %n : f32
     }
     memref.store %s, %out[%i] : memref<1000xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// Few outputs, long reductions (a bias gradient: 2048 column sums over 512 rows): 2048 threads
+// would leave most of the device idle, so each column's loop is split into 32 chunks of 16
+// rows (32 x 2048 = 65536 threads, the chunk index outermost so that loads stay coalesced),
+// each from the identity -0.0 into a 32 x 2048 buffer; then the original loop adds the 32
+// partial sums, in chunk order, to the loaded initial value. With split-reductions=false one
+// thread runs each column's 512 rows.
+
+// CHECK-LABEL: func.func @column_sums
+// CHECK:       %[[PARTIAL:.*]] = memref.alloc() : memref<32x2048xf32>
+// CHECK:       %[[GRID1:.*]] = arith.constant 256 : index
+// CHECK:       "gpu.launch"(%[[GRID1]],
+// CHECK:         %[[ID:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ID]]) -> (f32) {
+// CHECK:           memref.load %a[
+// CHECK:         memref.store %{{.*}}, %[[PARTIAL]][
+// CHECK:       %[[GRID2:.*]] = arith.constant 8 : index
+// CHECK:       "gpu.launch"(%[[GRID2]],
+// CHECK:         %[[INIT:.*]] = memref.load %out[
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
+// CHECK:           memref.load %[[PARTIAL]][
+// CHECK:       memref.dealloc %[[PARTIAL]] : memref<32x2048xf32>
+// NOSPLIT-LABEL: func.func @column_sums
+// NOSPLIT-NOT:   memref.alloc
+// NOSPLIT:       %[[GRID:.*]] = arith.constant 8 : index
+// NOSPLIT:       "gpu.launch"(%[[GRID]],
+// NOSPLIT:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// NOSPLIT-NOT:   "gpu.launch"
+// NOSPLIT-NOT:   memref.dealloc
+// NOSPLIT:       func.func @total
+func.func @column_sums(%a: memref<512x2048xf32>, %out: memref<2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %c2048 = arith.constant 2048 : index
+  "scf.parallel"(%c0, %c2048, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %init = memref.load %out[%i] : memref<2048xf32>
+    %s = scf.for %k = %c0 to %c512 step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %a[%k, %i] : memref<512x2048xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %s, %out[%i] : memref<2048xf32>
     scf.reduce
   }) : (index, index, index) -> ()
   func.return
