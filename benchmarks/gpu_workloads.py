@@ -177,9 +177,13 @@ def bench_mlp(spec: wl.MLPSpec, torch: Any) -> list[list[str]]:
         tx, tl = torch.from_numpy(x).cuda(), torch.from_numpy(labels.astype(np.int64)).cuda()
         peer = measure(lambda: torch_step(tp, tx, tl), torch.cuda.synchronize)
     ratio = "n/a" if peer is None else f"{resident.median / peer.median:.2f}"
+    # The same step with one thread per output of every reduction (no chunks): what the split
+    # of few long reductions (the bias gradients) gains on this device.
+    _, _, _, unsplit = irgrad_timings(step, (params, x, labels), split_reductions=False)
     return [
         [spec.id, f"resident step ms ({kernels} kernels)", ms(resident), ms(peer), ratio],
         [spec.id, "device ms (kernels + cuBLAS, CUDA events)", f"{profile.device_ms:.3f}", "", ""],
+        [spec.id, "device ms without split reductions", f"{unsplit.device_ms:.3f}", "", ""],
         [spec.id, "slowest (kernel ms)", profile.top(), "", ""],
         [spec.id, "call ms (with transfers)", ms(whole), "", ""],
     ]

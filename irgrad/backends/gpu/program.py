@@ -293,15 +293,18 @@ def _scalar(value: Any, t: Attribute) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
-def gpu_steps(block_size: int = 256, points_per_thread: int = 0) -> list[tuple[str, str]]:
-    """The `irgrad-gpu` steps, with the launch block size `block_size` and the points per
-    thread of large elementwise loops (convert-parallel-loops-to-gpu's options; 0: its
-    automatic choice)."""
+def gpu_steps(block_size: int = 256, points_per_thread: int = 0, split_reductions: bool = True) -> list[tuple[str, str]]:
+    """The `irgrad-gpu` steps, with the launch block size `block_size`, the points per thread
+    of large elementwise loops (0: automatic) and the splitting of few long reductions
+    (convert-parallel-loops-to-gpu's options)."""
     from irgrad.lowering.pipelines import GPU_STEPS
 
-    if block_size == 256 and points_per_thread == 0:
+    if block_size == 256 and points_per_thread == 0 and split_reductions:
         return list(GPU_STEPS)
-    mapping = f"convert-parallel-loops-to-gpu{{block-size={block_size} points-per-thread={points_per_thread}}}"
+    mapping = (
+        f"convert-parallel-loops-to-gpu{{block-size={block_size} points-per-thread={points_per_thread} "
+        f"split-reductions={'true' if split_reductions else 'false'}}}"
+    )
     return [(stage, mapping if stage == "gpu" else spec) for stage, spec in GPU_STEPS]
 
 
@@ -312,6 +315,7 @@ def compile_module(
     arch: str = DEFAULT_ARCH,
     block_size: int = 256,
     points_per_thread: int = 0,
+    split_reductions: bool = True,
     check_ptx: bool = True,
 ) -> GpuCompiled:
     """Compile `@entry` of an nn module (with autodiff requests) for the GPU; `module` is
@@ -327,7 +331,7 @@ def compile_module(
     result_types = list(function.function_type.outputs.data)
     stats: dict[str, float] = {}
     kernels: gpu.ModuleOp | None = None
-    for stage, spec in gpu_steps(block_size, points_per_thread):
+    for stage, spec in gpu_steps(block_size, points_per_thread, split_reductions):
         start = time.perf_counter()
         run_pipeline(module, spec)
         stats[stage] = time.perf_counter() - start
