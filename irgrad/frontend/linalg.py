@@ -1240,16 +1240,32 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     only on their span; JAX raises there). Singular vector signs follow nn.svd's convention (u's columns as eigh's
     eigenvectors, vh's rows with them), not necessarily numpy's. Derivatives are JAX's rules;
     u's and vh's are inf/NaN at repeated (or, for the extra columns of a non-square a, zero)
-    singular values, s's are always finite."""
-    if hermitian:
-        raise NotImplementedError(f"svd: hermitian=True is not supported; use eigh{user_site()}")
+    singular values, s's are always finite. With `hermitian=True` a symmetric a is decomposed
+    through eigh (of (a + a^T) / 2, as JAX): s = |w| descending, u = the eigenvectors in that
+    order, vh = u^T with the rows of negative eigenvalues negated; derivatives through eigh's."""
     t = _matrix_arg("svd", a)
+    if hermitian:
+        return _svd_hermitian(_square("svd", t), compute_uv)
     if not compute_uv:
         return _svdvals_core(t)
     m, n = t.shape[-2:]
     if full_matrices and m != n:
         return _svd_full(t)
     return _svd_core(t)
+
+
+def _svd_hermitian(t: Tracer, compute_uv: bool) -> Any:
+    """svd(hermitian=True) from eigh (see `svd`)."""
+    w, v = _eigh_core(0.5 * (t + _mT(t)))
+    order = argsort(-np_api.abs(w), axis=-1)
+    w = take_along_axis(w, order, axis=-1)
+    s = np_api.abs(w)
+    if not compute_uv:
+        return s
+    (u,) = _sort_columns(order, v)
+    one = full((), 1, t.dtype)
+    sign = _where(w < 0, -one, one)
+    return u, s, _mT(u * _row_vec(sign))
 
 
 @api
@@ -1314,9 +1330,8 @@ def _default_rtol(t: Tracer) -> float:
 def pinv(a: Any, rtol: Any = None, hermitian: bool = False) -> Tracer:
     """jax.numpy.linalg.pinv: the Moore-Penrose pseudo-inverse (..., n, m) from the SVD, singular
     values <= rtol * s_max dropped (rtol a Python float; default max(m, n) * eps). The derivative
-    is JAX's (Golub-Pereyra), correct where the rank does not change."""
-    if hermitian:
-        raise NotImplementedError(f"pinv: hermitian=True is not supported{user_site()}")
+    is JAX's (Golub-Pereyra), correct where the rank does not change. `hermitian=True` (numpy's
+    hint that a is symmetric) computes the same pseudo-inverse by the general SVD."""
     t = _matrix_arg("pinv", a)
     r = _static_float("pinv", "rtol", rtol)
     return _pinv(_default_rtol(t) if r is None else r, True)(t)
@@ -1353,7 +1368,8 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Tracer, Tracer, Tracer, Tr
 @api
 def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Tracer:  # noqa: N803
     """numpy.linalg.matrix_rank (int32, as JAX): the number of singular values > tol (absolute), or
-    > rtol * s_max (default rtol max(m, n) * eps). A 1-D (or 0-D) input: 1 unless it is all zero."""
+    > rtol * s_max (default rtol max(m, n) * eps). A 1-D (or 0-D) input: 1 unless it is all zero.
+    `hermitian` (numpy's hint) changes nothing: the general singular values are used."""
     t = _float_array("matrix_rank", A)
     if t.ndim < 2:
         return lax.convert(np_api.sum(lax.convert(t != 0, dtypes.int32)) > 0, dtypes.int32)

@@ -623,6 +623,23 @@ def test_spectral_derivatives_match_finite_differences(name, fn, args) -> None:
 
 
 @pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_hermitian_svd_and_pinv(backend) -> None:
+    """numpy's hermitian=True: svd through eigh (s = |w| descending, vh's rows of negative
+    eigenvalues negated), the same singular values and reconstruction; pinv the same matrix."""
+    x = RNG.standard_normal((2, 5, 5))
+    a = x + np.swapaxes(x, -1, -2)
+    u, s, vt = ig.jit(lambda a: ig.linalg.svd(a, hermitian=True), backend=backend)(a)
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-13)
+    np.testing.assert_allclose(np.einsum("bij,bj,bjk->bik", u, s, vt), a, atol=1e-13)
+    np.testing.assert_allclose(np.swapaxes(u, -1, -2) @ u, np.broadcast_to(np.eye(5), u.shape), atol=1e-13)
+    values = ig.jit(lambda a: ig.linalg.svd(a, compute_uv=False, hermitian=True), backend=backend)(a)
+    np.testing.assert_allclose(values, s, rtol=1e-13)
+    np.testing.assert_allclose(ig.linalg.pinv(a[0], hermitian=True), np.linalg.pinv(a[0], hermitian=True), atol=1e-12)
+    ig.check_grads(lambda m: (lambda u, s, vt: (s, (u * s) @ vt, ig.abs(u)))(*ig.linalg.svd(m, hermitian=True)),
+                   (a[0],), order=1, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
 @pytest.mark.parametrize("shape", [(6, 3), (3, 6), (2, 5, 2), (4, 4)])
 def test_full_svd_and_complete_qr_of_non_square_matrices(shape, backend) -> None:
     """numpy's defaults: svd's full_matrices=True completes the shorter factor to a square
