@@ -460,7 +460,7 @@ def _install_runtime_for(names: Sequence[str]) -> None:
     if any(name.startswith("irgrad_lapack_") for name in names):
         from irgrad.backends.cpu.lapack import install_lapack
 
-        install_lapack()
+        install_lapack([name for name in names if name.startswith("irgrad_lapack_")])
     if "irgrad_parallel_for" in names:
         from irgrad.backends.cpu.threads import install_thread_pool
 
