@@ -156,36 +156,31 @@ def triangular_solve(a: Tracer, b: Tracer, lower: bool, unit_diagonal: bool = Fa
     return _emit(nn.TriangularSolveOp(_v(a), _v(b), lower=lower, unit_diagonal=unit_diagonal))
 
 
+def _emit_all(op: Operation) -> tuple[Tracer, ...]:
+    """Emit a multi-result `op` in the current frame; its results as tracers."""
+    f = frame()
+    f.emit(op)
+    return tuple(f.wrap(r) for r in op.results)
+
+
 def lu(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
     """`nn.lu`: (lu, pivots, permutation) of P A = L U, as LAPACK's getrf."""
-    f = frame()
-    op = nn.LUOp(_v(a))
-    f.emit(op)
-    return f.wrap(op.results[0]), f.wrap(op.results[1]), f.wrap(op.results[2])
+    return _emit_all(nn.LUOp(_v(a)))  # type: ignore[return-value]
 
 
 def eigh(a: Tracer) -> tuple[Tracer, Tracer]:
     """`nn.eigh`: (w ascending, v) of the symmetric matrix whose lower triangle is a's."""
-    f = frame()
-    op = nn.EighOp(_v(a))
-    f.emit(op)
-    return f.wrap(op.results[0]), f.wrap(op.results[1])
+    return _emit_all(nn.EighOp(_v(a)))  # type: ignore[return-value]
 
 
 def svd(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
     """`nn.svd`: the reduced (u, s descending, vt)."""
-    f = frame()
-    op = nn.SvdOp(_v(a))
-    f.emit(op)
-    return f.wrap(op.results[0]), f.wrap(op.results[1]), f.wrap(op.results[2])
+    return _emit_all(nn.SvdOp(_v(a)))  # type: ignore[return-value]
 
 
 def qr(a: Tracer) -> tuple[Tracer, Tracer]:
     """`nn.qr`: the reduced (q, r) of a tall or square a, LAPACK's signs."""
-    f = frame()
-    op = nn.QrOp(_v(a))
-    f.emit(op)
-    return f.wrap(op.results[0]), f.wrap(op.results[1])
+    return _emit_all(nn.QrOp(_v(a)))  # type: ignore[return-value]
 
 
 def conv2d(

@@ -517,7 +517,21 @@ bad:
 }}
 """
 
-_SYEVD = """
+_ALLOC_WORK_IWORK = """alloc:
+  %wbytes = mul i64 %lwork, {size}
+  %work = call ptr @malloc(i64 %wbytes)
+  %ibytes = mul i64 %liwork, {int_size}
+  %iwork = call ptr @malloc(i64 %ibytes)
+  %w_null = icmp eq ptr %work, null
+  %i_null = icmp eq ptr %iwork, null
+  %no_memory = or i1 %w_null, %i_null
+  br i1 %no_memory, label %fail.free, label %call
+"""
+"""syevd's and gesdd's workspaces (`%lwork` and `%liwork` elements): block `alloc`, on to
+`call`, or to `fail.free` (which frees both; free(NULL) is a no-op) when either is missing."""
+
+_SYEVD = (
+    """
 define void @irgrad_lapack_{p}syevd(i64 %n, ptr %a, i64 %lda, ptr %w) {{
 entry:
   %qwork = alloca {T}
@@ -561,16 +575,9 @@ sizes:
   %lw_big = icmp sgt i64 %biggest, {int_max}
   %sizes_bad = or i1 %lw_bad, %lw_big
   br i1 %sizes_bad, label %fail, label %alloc
-alloc:
-  %wbytes = mul i64 %lwork, {size}
-  %work = call ptr @malloc(i64 %wbytes)
-  %ibytes = mul i64 %liwork, {int_size}
-  %iwork = call ptr @malloc(i64 %ibytes)
-  %w_null = icmp eq ptr %work, null
-  %i_null = icmp eq ptr %iwork, null
-  %no_memory = or i1 %w_null, %i_null
-  br i1 %no_memory, label %fail.free, label %call
-call:
+"""
+    + _ALLOC_WORK_IWORK
+    + """call:
   %ilwork = {cast} i64 %lwork to {I}
   %iliwork = {cast} i64 %liwork to {I}
   %info = call {I} @_irgrad_rt_lapacke_{p}syevd(i32 {row_major}, i8 signext {jobz_v}, i8 signext {uplo_l},
@@ -592,8 +599,10 @@ done:
   ret void
 }}
 """
+)
 
-_GESDD = """
+_GESDD = (
+    """
 define void @irgrad_lapack_{p}gesdd(i64 %m, i64 %n, ptr %a, i64 %lda, ptr %s, ptr %u, i64 %ldu,
                                     ptr %vt, i64 %ldvt) {{
 entry:
@@ -648,16 +657,9 @@ sizes:
   %lw_big = icmp sgt i64 %biggest, {int_max}
   %sizes_bad = or i1 %lw_bad, %lw_big
   br i1 %sizes_bad, label %fail, label %alloc
-alloc:
-  %wbytes = mul i64 %lwork, {size}
-  %work = call ptr @malloc(i64 %wbytes)
-  %ibytes = mul i64 %liwork, {int_size}
-  %iwork = call ptr @malloc(i64 %ibytes)
-  %w_null = icmp eq ptr %work, null
-  %i_null = icmp eq ptr %iwork, null
-  %no_memory = or i1 %w_null, %i_null
-  br i1 %no_memory, label %fail.free, label %call
-call:
+"""
+    + _ALLOC_WORK_IWORK
+    + """call:
   %ilwork = {cast} i64 %lwork to {I}
   %info = call {I} @_irgrad_rt_lapacke_{p}gesdd(i32 {col_major}, i8 signext {jobz_s}, {I} %in, {I} %im,
         ptr %a, {I} %ilda, ptr %s, ptr %vt, {I} %ildvt, ptr %u, {I} %ildu, ptr %work, {I} %ilwork, ptr %iwork)
@@ -678,6 +680,7 @@ done:
   ret void
 }}
 """
+)
 
 _GEQRF = """
 define void @irgrad_lapack_{p}geqrf(i64 %m, i64 %n, ptr %q, i64 %ldq, ptr %r, i64 %ldr) {{
