@@ -799,3 +799,22 @@ def test_a_program_defines_only_the_entry_points_it_calls():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "IRGRAD_CACHE_DIR": "off"})
     assert done.returncode == 0, done.stderr
+
+
+def test_cached_object_code_gets_the_shims_it_calls(tmp_path):
+    """A process loading a program from the disk cache compiles no IR, so the LAPACK entry
+    points its object code calls must be found in the object code itself (a missing one would
+    be a call to address 0)."""
+    code = textwrap.dedent(
+        """
+        import numpy as np, irgrad as ig
+        a = np.random.default_rng(0).standard_normal((6, 4))
+        u, s, vt = ig.jit(lambda a: ig.linalg.svd(a, full_matrices=False))(a)
+        assert np.allclose(s, np.linalg.svd(a, compute_uv=False)), s
+        """
+    )
+    env = {**os.environ, "IRGRAD_CACHE_DIR": str(tmp_path)}
+    for _ in range(2):  # the first run fills the cache, the second loads from it
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+    assert any(tmp_path.rglob("*")), "nothing was cached"

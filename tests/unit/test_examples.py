@@ -61,3 +61,13 @@ def test_transformer_example_learns_the_next_token():
     assert "func.func" in result.stdout and "nn.matmul" in result.stdout
     losses = [float(line.split()[-1]) for line in result.stdout.splitlines() if line.startswith("step")]
     assert losses[0] > 2.0 and losses[-1] < 0.05, losses  # from about log(16) to near 0
+
+
+def test_matrix_completion_example_recovers_the_unseen_entries():
+    result = run_example("matrix_completion.py")
+    assert "nn.svd" in result.stdout  # the penalty's gradient goes through the op's rule
+    lines = result.stdout.strip().splitlines()
+    errors = [float(line.split()[-1]) for line in lines if line.startswith(("start:", "step"))]
+    assert errors[0] == 1.0 and errors[-1] < 0.2, result.stdout  # from zeros to within 20%
+    top = [float(v) for v in lines[-1].split(":")[1].split("(")[0].split()]
+    assert top[2] > 10 * top[3], result.stdout  # rank 3: a gap after the third singular value

@@ -588,10 +588,17 @@ def load_object(data: bytes, *, target: HostTarget | None = None) -> CompiledMod
     initialize()
     target = target or host_target()
     check_object(bytes(data))
-    # The symbol table names what the code calls.
+    # The symbol table names what the code calls: each LAPACK entry point by its full name
+    # (their shims are compiled one by one, on demand), the others by prefix.
+    from irgrad.backends.cpu.lapack import ENTRY_POINTS as LAPACK_ENTRY_POINTS
+
+    lapack = [name for name in LAPACK_ENTRY_POINTS if name.encode() in data]
     _install_runtime_for(
-        [name for name in ("irgrad_blas_", "irgrad_lapack_", "irgrad_parallel_for", "_ZGV") if name.encode() in data]
+        [name for name in ("irgrad_blas_", "irgrad_parallel_for", "_ZGV") if name.encode() in data] + lapack
     )
+    missing = [name for name in lapack if not llvm.address_of_symbol(name)]
+    if missing:  # never load code whose calls would jump to address 0
+        raise CompileError(f"the object code calls {', '.join(missing)}, which this process does not define")
     start = time.perf_counter()
     empty = llvm.parse_assembly("")
     empty.triple = target.triple
