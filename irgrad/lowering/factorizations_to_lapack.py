@@ -30,9 +30,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import (
-    BoolAttr,
     DictionaryAttr,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
     StridedLayoutAttr,
@@ -44,16 +42,9 @@ from xdsl.passes import ModulePass
 from irgrad.diagnostics import PassError
 from irgrad.dialects.blas import GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp
 from irgrad.lowering.linalg_to_blas import batch_loops
-from irgrad.transforms.expand_factorizations import FACTORIZATION_ATTR
+from irgrad.transforms.expand_factorizations import FACTORIZATION_ATTR, factorization_flag
 
 _ARITY = {"potrf": 2, "trsm": 3, "getrf": 4, "syevd": 3, "gesdd": 4, "geqrf": 3}
-
-
-def _flag(attr: DictionaryAttr, key: str) -> bool:
-    value = attr.data.get(key)
-    if isinstance(value, IntegerAttr):
-        return bool(value.value.data)
-    return isinstance(value, BoolAttr) and bool(value.value.data)
 
 
 def _tail_subview(value: SSAValue, ivs: Sequence[SSAValue | int], keep: int) -> tuple[SSAValue, list[Operation]]:
@@ -167,7 +158,9 @@ class ConvertFactorizationsToLapackPass(ModulePass):
                 raise PassError(
                     f"unknown factorization kind '{kind}' (potrf, trsm, getrf, syevd, gesdd or geqrf)", function
                 )
-            new_ops = lapack_body(function, kind, _flag(tag, "lower"), _flag(tag, "unit_diagonal"))
+            new_ops = lapack_body(
+                function, kind, factorization_flag(tag, "lower"), factorization_flag(tag, "unit_diagonal")
+            )
             block = function.body.block
             for old in reversed(list(block.ops)):
                 old.detach()

@@ -54,6 +54,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from irgrad.transforms.split_reductions import COMBINER_IDENTITY, reduction_combiner
+from irgrad.transforms.split_reductions import constant_index as _constant
 
 TARGET_THREADS = 1 << 16
 """Threads the split aims at: a few per SM lane of a large GPU (132 SMs x 2048 threads is
@@ -62,13 +63,6 @@ TARGET_THREADS = 1 << 16
 MIN_CHUNK = 16
 """The fewest iterations a chunk keeps (below that, the second pass and the buffer cost more
 than the parallelism gains)."""
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _index(value: int) -> arith.ConstantOp:

@@ -332,6 +332,8 @@ def _lanes_from_buffer(
 COMBINER_IDENTITY = _IDENTITY
 """The identity of each combiner a reduction loop may have (shared with gpu_split_reductions)."""
 reduction_combiner = _combiner
+constant_index = _constant_index
+"""The value of an `arith.constant` index, or None (shared with gpu_split_reductions)."""
 """The op combining a reduction loop's one carried float value, or None (shared with
 gpu_split_reductions)."""
 

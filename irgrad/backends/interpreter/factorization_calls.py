@@ -15,21 +15,16 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import DictionaryAttr, StringAttr, TensorType
 from xdsl.interpreter import Interpreter, impl_callable, register_impls
 from xdsl.interpreters.func import FuncFunctions
 
 from irgrad.backends.interpreter import nn_linalg
 from irgrad.backends.interpreter.values import box
+from irgrad.transforms.expand_factorizations import FACTORIZATION_ATTR, factorization_flag
 
-FACTORIZATION_ATTR = "irgrad.factorization"  # (irgrad/transforms/expand_factorizations.py)
 
 INPUTS = {"potrf": 1, "trsm": 2, "getrf": 1, "syevd": 1, "gesdd": 1, "geqrf": 1}
-
-
-def _flag(tag: DictionaryAttr, key: str) -> bool:
-    value = tag.data.get(key)
-    return isinstance(value, IntegerAttr) and bool(value.value.data)
 
 
 def reference(tag: DictionaryAttr, args: list[np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -38,7 +33,7 @@ def reference(tag: DictionaryAttr, args: list[np.ndarray]) -> tuple[np.ndarray, 
     if kind == "potrf":
         return (nn_linalg.cholesky(args[0]),)
     if kind == "trsm":
-        return (nn_linalg.triangular_solve(args[0], args[1], _flag(tag, "lower"), _flag(tag, "unit_diagonal")),)
+        return (nn_linalg.triangular_solve(args[0], args[1], factorization_flag(tag, "lower"), factorization_flag(tag, "unit_diagonal")),)
     if kind == "getrf":
         return nn_linalg.lu(args[0])
     if kind == "syevd":
