@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from importlib.metadata import version
 from pathlib import Path
 
 OFF = "off"
@@ -49,11 +48,15 @@ def _source_digest() -> str:
 
 
 def _versions() -> str:
+    # The modules' own version strings: importlib.metadata would cost 10 ms to import.
+    import llvmlite
+    import xdsl
+
     from irgrad import __version__
 
     return (
-        f"irgrad={__version__}+{_source_digest()};xdsl={version('xdsl')};"
-        f"llvmlite={version('llvmlite')}"
+        f"irgrad={__version__}+{_source_digest()};xdsl={xdsl.__version__};"
+        f"llvmlite={llvmlite.__version__}"
     )
 
 

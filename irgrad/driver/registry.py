@@ -25,17 +25,22 @@ Pipelines take no options; `-p 'lower-to-llvm,cse'` expands to the listed passes
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 import sys
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
+
+if TYPE_CHECKING:
+    from xdsl.universe import Universe
 
 from irgrad.diagnostics import IrgradError, PipelineError
 
@@ -99,13 +104,50 @@ def irgrad_pipelines() -> dict[str, PipelineInfo]:
     return dict(_PIPELINES)
 
 
-def all_passes() -> dict[str, PassFactory]:
-    """xDSL's passes and irgrad's; an irgrad pass of the same name wins."""
+@functools.cache
+def _xdsl_universe() -> Universe:
+    """xDSL's passes and dialects, with those of installed xDSL plug-ins.
+
+    Cached: `Universe.get_multiverse()` reads every installed distribution's entry points
+    (about 10 ms each time), and every `run_pipeline` asks for it twice; plug-ins installed
+    while the process runs are not seen, as with xDSL's own command-line tools.
+    """
     from xdsl.universe import Universe
 
-    passes = dict(Universe.get_multiverse().all_passes)
+    return Universe.get_multiverse()
+
+
+@functools.cache
+def _xdsl_builtin_passes() -> dict[str, PassFactory]:
+    """xDSL's own passes, without plug-ins: no scan of installed distributions."""
+    from xdsl.transforms import get_all_passes
+
+    return get_all_passes()
+
+
+def all_passes() -> dict[str, PassFactory]:
+    """xDSL's passes (with plug-ins') and irgrad's; an irgrad pass of the same name wins."""
+    passes = dict(_xdsl_universe().all_passes)
     passes.update(_PASSES)
     return passes
+
+
+class _PassLookup(Mapping[str, PassFactory]):
+    """`all_passes()` for looking names up: irgrad's, then xDSL's own, and only for a name
+    neither has, the plug-ins' (whose discovery costs 20 ms the first time), so the
+    pipelines of `ig.jit` never scan the installed distributions."""
+
+    def __getitem__(self, name: str) -> PassFactory:
+        factory = _PASSES.get(name) or _xdsl_builtin_passes().get(name)
+        if factory is None:
+            factory = _xdsl_universe().all_passes[name]
+        return factory
+
+    def __iter__(self):
+        return iter(all_passes())
+
+    def __len__(self) -> int:
+        return len(all_passes())
 
 
 # --------------------------------------------------------------------------------------
@@ -132,21 +174,31 @@ def irgrad_dialects() -> dict[str, DialectFactory]:
     return dict(_DIALECTS)
 
 
-def register_dialects(ctx: Context) -> None:
-    """Register xDSL's dialects and irgrad's in `ctx`; each loads on first use."""
-    from xdsl.universe import Universe
+def register_dialects(ctx: Context, *, plugins: bool = True) -> None:
+    """Register xDSL's dialects and irgrad's in `ctx`; each loads on first use.
 
-    for name, factory in Universe.get_multiverse().all_dialects.items():
+    `plugins=False` leaves out the dialects of xDSL plug-ins (installed distributions with
+    an `xdsl.universe` entry point), whose discovery costs 20 ms the first time: for IR that
+    irgrad builds itself.
+    """
+    if plugins:
+        xdsl_dialects = _xdsl_universe().all_dialects
+    else:
+        from xdsl.dialects import get_all_dialects
+
+        xdsl_dialects = get_all_dialects()
+    for name, factory in xdsl_dialects.items():
         if name not in _DIALECTS:
             ctx.register_dialect(name, factory)
     for name, factory in _DIALECTS.items():
         ctx.register_dialect(name, factory)
 
 
-def make_context(*, allow_unregistered: bool = False) -> Context:
-    """A fresh context that knows every dialect `irgrad-opt` knows."""
+def make_context(*, allow_unregistered: bool = False, plugins: bool = True) -> Context:
+    """A fresh context that knows every dialect `irgrad-opt` knows (see `register_dialects`
+    for `plugins`)."""
     ctx = Context(allow_unregistered=allow_unregistered)
-    register_dialects(ctx)
+    register_dialects(ctx, plugins=plugins)
     return ctx
 
 
@@ -236,7 +288,7 @@ def build_pipeline(
     Raises PipelineError, with a suggestion for a misspelled pass, instead of xDSL's
     ValueError, so the driver can print it as a diagnostic.
     """
-    passes = all_passes() if passes is None else passes
+    passes = _PassLookup() if passes is None else passes
     pipelines = _PIPELINES if pipelines is None else pipelines
     instances: list[ModulePass] = []
     for pass_spec in expand_pipeline_spec(spec, pipelines):

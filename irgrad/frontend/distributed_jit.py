@@ -147,7 +147,7 @@ class DistributedJitted:
         modules = {"global": program.module}
         modules["autodiff"] = expand_autodiff(program.module)
         spmd = modules["autodiff"].clone()
-        build_pipeline("shard-partition,symbol-dce,canonicalize,cse").apply(make_context(), spmd)
+        build_pipeline("shard-partition,symbol-dce,canonicalize,cse").apply(make_context(plugins=False), spmd)
         modules["spmd"] = spmd
         return Lowered(modules, program.entry), program.traced.out_tree
 

@@ -399,5 +399,5 @@ class ConvertArithToLLVMPass(ModulePass):
     name = "convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        apply_conversion(op, arith_to_llvm_patterns())
+        apply_conversion(op, arith_to_llvm_patterns(), dialect="arith")
         check_no_ops_left(op, "arith", self.name)

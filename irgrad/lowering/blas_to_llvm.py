@@ -196,5 +196,6 @@ class ConvertBlasToLLVMPass(ModulePass):
                 GesddLowering(),
                 GeqrfLowering(),
             ],
+            dialect="blas",
         )
         check_no_ops_left(op, "blas", self.name)

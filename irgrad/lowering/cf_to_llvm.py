@@ -180,5 +180,5 @@ class ConvertCfToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         convert_successor_signatures(op, PatternRewriter(InsertPoint.at_start(op.body.block)))
         asserts = AssertLowering(op, self.lower_asserts)
-        apply_conversion(op, [BranchLowering(), CondBranchLowering(), SwitchLowering(), asserts])
+        apply_conversion(op, [BranchLowering(), CondBranchLowering(), SwitchLowering(), asserts], dialect="cf")
         check_no_ops_left(op, "cf", self.name)

@@ -67,5 +67,5 @@ class ConvertDebugToLLVMPass(ModulePass):
     name = "convert-debug-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        apply_conversion(op, [PrintLowering()])
+        apply_conversion(op, [PrintLowering()], dialect="debug")
         check_no_ops_left(op, "debug", self.name)

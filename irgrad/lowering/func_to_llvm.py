@@ -205,6 +205,8 @@ class ConvertFuncToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_conversion(
-            op, [FuncLowering(self.packed_interface), ReturnLowering(), CallLowering()]
+            op,
+            [FuncLowering(self.packed_interface), ReturnLowering(), CallLowering()],
+            dialect="func",
         )
         check_no_ops_left(op, "func", self.name)

@@ -166,5 +166,5 @@ class ConvertIndexToLLVMPass(ModulePass):
     name = "convert-index-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        apply_conversion(op, index_to_llvm_patterns())
+        apply_conversion(op, index_to_llvm_patterns(), dialect="index")
         check_no_ops_left(op, "index", self.name)

@@ -298,5 +298,5 @@ class ConvertMathToLLVMPass(ModulePass):
     name = "convert-math-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        apply_conversion(op, math_to_llvm_patterns())
+        apply_conversion(op, math_to_llvm_patterns(), dialect="math")
         check_no_ops_left(op, "math", self.name)

@@ -463,5 +463,5 @@ class ConvertMemRefToLLVMPass(ModulePass):
     name = "convert-memref-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        apply_conversion(op, memref_to_llvm_patterns())
+        apply_conversion(op, memref_to_llvm_patterns(), dialect="memref")
         check_no_ops_left(op, "memref", self.name)

@@ -90,7 +90,7 @@ def run_pipeline(module: ModuleOp, spec: str) -> ModuleOp:
     """Run the passes `spec` names (`-p` syntax) on `module`, in place; returns `module`."""
     from irgrad.driver.registry import build_pipeline, make_context
 
-    build_pipeline(spec).apply(make_context(), module)
+    build_pipeline(spec).apply(make_context(plugins=False), module)
     return module
 
 

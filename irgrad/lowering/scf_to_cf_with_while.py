@@ -32,17 +32,12 @@ from xdsl.dialects import cf, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 
 from irgrad.diagnostics import PassError
+from irgrad.lowering.llvm_common import apply_conversion
 
 
 def _terminated_by(blocks: list[Block], op_type: type) -> list[Block]:
@@ -108,14 +103,10 @@ class ConvertScfToCfWithWhilePass(ModulePass):
     name = "convert-scf-to-cf-with-while"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ParallelRejection(),
-                    WhileLowering(),
-                    SwitchLowering(),
-                    IfLowering(),
-                    ForLowering(),
-                ]
-            )
-        ).rewrite_module(op)
+        # One walk, parents first: lowering an op inlines its regions into the enclosing
+        # block, where the nested scf ops are then found (no worklist, see apply_conversion).
+        apply_conversion(
+            op,
+            [ParallelRejection(), WhileLowering(), SwitchLowering(), IfLowering(), ForLowering()],
+            dialect="scf",
+        )

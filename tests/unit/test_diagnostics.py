@@ -343,6 +343,35 @@ def test_irgrad_pass_names_do_not_shadow_xdsl() -> None:
     assert not set(registry.irgrad_passes()) & set(Universe.get_multiverse().all_passes)
 
 
+def test_pipelines_of_known_passes_do_not_scan_for_plugins(monkeypatch) -> None:
+    """Looking up irgrad's and xDSL's own passes never reads the installed distributions'
+    entry points (20 ms on the first compile); a name only a plug-in has still resolves."""
+    from xdsl.universe import Universe
+
+    from irgrad.lowering.pipelines import CPU_PIPELINE
+
+    def scan() -> Universe:
+        raise AssertionError("scanned for plug-ins")
+
+    monkeypatch.setattr(registry, "_xdsl_universe", scan)
+    names = [p.name for p in registry.build_pipeline(CPU_PIPELINE + ",canonicalize,cse").passes]
+    assert names[:2] == ["nn-conv2d-to-im2col", "autodiff"] and names[-1] == "cse"
+    registry.make_context(plugins=False)
+
+    class PluginPass(CrashPass):
+        name = "test-plugin-pass"
+
+    plugin = Universe(all_passes={"test-plugin-pass": lambda: PluginPass})
+    monkeypatch.setattr(registry, "_xdsl_universe", lambda: plugin)
+    assert [p.name for p in registry.build_pipeline("cse,test-plugin-pass").passes] == [
+        "cse",
+        "test-plugin-pass",
+    ]
+    assert "test-plugin-pass" in registry.all_passes()
+    with pytest.raises(PipelineError, match="unknown pass 'test-plugin-pas'; did you mean"):
+        registry.build_pipeline("test-plugin-pas")
+
+
 def test_build_pipeline_expands_named_pipelines(test_passes: None) -> None:
     pipeline = registry.build_pipeline("test-cleanup,dce")
     assert [p.name for p in pipeline.passes] == ["canonicalize", "cse", "dce"]

@@ -113,7 +113,7 @@ class GpuCompiled:
 
         start = time.perf_counter()
         payload = json.loads(data.decode())
-        ctx = make_context()
+        ctx = make_context(plugins=False)
         host = parse_module(ctx, payload["host"], "<cache>")
         kernels = next(op for op in parse_module(ctx, payload["kernels"], "<cache>").ops)
         if not isinstance(kernels, gpu.ModuleOp):
