@@ -192,7 +192,8 @@ class Jitted:
         program = self.trace(*args)
         compiled = _from_disk_cache(program, self.fast_math)
         if compiled is None:
-            compiled = Lowered(program, self._trace_seconds.get(key, 0.0), self.fast_math).compile()
+            lowered = Lowered(program, self._trace_seconds.get(key, 0.0), self.fast_math, keep_stages=False)
+            compiled = lowered.compile()
             _to_disk_cache(program, compiled, self.fast_math)
         self._compiled[key] = compiled
         return compiled

@@ -43,18 +43,29 @@ def _arg_names(program: Program) -> list[str]:
 class Lowered:
     """A traced program lowered through the CPU pipeline, one module per stage."""
 
-    def __init__(self, program: Program, trace_seconds: float = 0.0, fast_math: bool | str = False):
+    def __init__(
+        self,
+        program: Program,
+        trace_seconds: float = 0.0,
+        fast_math: bool | str = False,
+        *,
+        keep_stages: bool = True,
+    ):
+        """`keep_stages=False` (a plain call of a jitted function, which only compiles)
+        keeps no copy of each stage's module: the copies cost a tenth of a cold compile."""
         from irgrad.lowering.pipelines import cpu_steps, run_pipeline
 
         self.program = program
-        self.modules: dict[str, ModuleOp] = {"nn": program.module.clone()}
+        self.modules: dict[str, ModuleOp] = {"nn": program.module.clone()} if keep_stages else {}
         self.seconds: dict[str, float] = {"trace": trace_seconds}
         module = program.module.clone()
         for stage, spec in cpu_steps(fast_math):
             start = time.perf_counter()
             run_pipeline(module, spec)
             self.seconds[stage] = time.perf_counter() - start
-            self.modules[stage] = module.clone()
+            if keep_stages:
+                self.modules[stage] = module.clone()
+        self._final: ModuleOp | None = None if keep_stages else module
         self._llvm_ir: str | None = None
 
     def as_text(self, stage: str = "nn") -> str:
@@ -64,14 +75,22 @@ class Lowered:
 
                 self._llvm_ir = str(to_llvm_ir(self.modules["llvm"].clone()))
             return self._llvm_ir
-        if stage not in self.modules:
+        if stage not in STAGE_NAMES:
             raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGE_NAMES)}")
+        if stage not in self.modules:
+            raise ValueError(f"stage {stage!r} was not kept (Lowered(..., keep_stages=False))")
         return _print(self.modules[stage])
 
     def compile(self) -> Compiled:
         from irgrad.backends.cpu import compile_module
 
-        compiled_module = compile_module(self.modules["llvm"].clone())
+        if self._final is not None:  # not kept: compiled once, in place
+            module, self._final = self._final, None
+        elif "llvm" in self.modules:
+            module = self.modules["llvm"].clone()
+        else:
+            raise ValueError("this Lowered (keep_stages=False) was compiled already")
+        compiled_module = compile_module(module)
         stats = dict(self.seconds)
         s = compiled_module.stats
         stats.update(

@@ -4,10 +4,7 @@
 grid sizes (x, y, z), block sizes (x, y, z). irgrad's kernels use the x dimension only:
 iteration spaces are linearized (docs/design/gpu-pipeline.md).
 
-Buffers: a memref value's *root* is the buffer it views (through subview, reshapes and
-casts): a `memref.alloc`/`memref.alloca`/`memref.get_global` result or a block argument (a
-function argument, a loop-carried buffer). Two roots may alias unless one of them is a
-fresh allocation (or a global) distinct from the other.
+Buffers: roots and aliasing live in `ir_queries` (re-exported here).
 """
 
 from __future__ import annotations
@@ -19,19 +16,19 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefTyp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from irgrad.lowering.ir_queries import (  # noqa: F401 (re-exported)
+    VIEW_OPS,
+    enclosing,
+    is_fresh,
+    may_alias,
+    root,
+)
+
 BLOCK_ID_X = 0
 THREAD_ID_X = 3
 GRID_DIM_X = 6
 BLOCK_DIM_X = 9
 
-VIEW_OPS = (
-    memref.SubviewOp,
-    memref.CollapseShapeOp,
-    memref.ExpandShapeOp,
-    memref.CastOp,
-    memref.ReinterpretCastOp,
-)
-"""Ops whose result views (part of) their first operand's buffer."""
 
 SHARED_MEMORY_SPACE = 3
 """NVVM's address space of shared (workgroup) memory; a `memref<..., 3 : i64>` lives there."""
@@ -172,34 +169,9 @@ def build_launch(
 # ---------------------------------------------------------------------------------------------
 
 
-def root(value: SSAValue) -> SSAValue:
-    """The buffer `value` views (see the module doc)."""
-    while isinstance(value.owner, VIEW_OPS):
-        value = value.owner.operands[0]
-    return value
-
-
-def is_fresh(buffer: SSAValue) -> bool:
-    return isinstance(buffer.owner, memref.AllocOp | memref.AllocaOp | memref.GetGlobalOp)
-
-
-def may_alias(a: SSAValue, b: SSAValue) -> bool:
-    """Whether two roots may be the same memory."""
-    if a is b:
-        return True
-    return not (is_fresh(a) or is_fresh(b))
-
-
 def is_shared_memory(t: Attribute) -> bool:
     space = t.memory_space if isinstance(t, MemRefType) else None
     return isinstance(space, IntegerAttr) and space.value.data == SHARED_MEMORY_SPACE
-
-
-def enclosing(op: Operation, kind: type[Operation] | tuple[type[Operation], ...]) -> Operation | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, kind):
-        parent = parent.parent_op()
-    return parent
 
 
 def captured_values(op: Operation) -> Iterator[SSAValue]:

@@ -65,7 +65,7 @@ from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
 from irgrad.dialects.blas import GemmOp, unit_strides_last
-from irgrad.lowering.gpu_common import root
+from irgrad.lowering.ir_queries import root
 
 TRANSPOSE_MAP = AffineMap.from_callable(lambda d0, d1: (d1, d0))
 IDENTITY_MAP = AffineMap.identity(2)

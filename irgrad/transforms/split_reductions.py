@@ -62,7 +62,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from irgrad.diagnostics import PassError
-from irgrad.lowering.gpu_common import enclosing
+from irgrad.lowering.ir_queries import enclosing
 
 _IDENTITY = {
     arith.AddfOp: -0.0,
