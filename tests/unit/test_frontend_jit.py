@@ -166,6 +166,24 @@ def test_jit_lower_holds_every_stage():
         compiled(np.ones((7,), np.float32))
 
 
+def test_lowered_without_stages_compiles_once_in_place():
+    """What a plain call uses: no copy per stage; the one module is compiled, once."""
+    from irgrad.frontend.stages import Lowered
+
+    jitted = ig.jit(lambda x: ig.exp(x) * 2.0, backend="cpu")
+    lowered = Lowered(jitted.trace(X), keep_stages=False)
+    assert lowered.modules == {}
+    with pytest.raises(ValueError, match="stage 'loops' was not kept"):
+        lowered.as_text("loops")
+    with pytest.raises(ValueError, match="unknown stage 'lops'"):
+        lowered.as_text("lops")
+    compiled = lowered.compile()
+    assert_array(compiled(X), np.exp(X) * 2, rtol=1e-6)
+    assert "define" in lowered.as_text("llvm-ir")
+    with pytest.raises(ValueError, match="compiled already"):
+        lowered.compile()
+
+
 def test_jit_is_transparent_inside_a_trace():
     fn, calls = _counting(lambda x: ig.tanh(x) + 1.0)
     jitted = ig.jit(fn)
