@@ -349,6 +349,9 @@ register_pass(
     "nn-expand-factorizations", lazy("irgrad.transforms.expand_factorizations", "ExpandFactorizationsPass")
 )
 register_pass("scf-split-reductions", lazy("irgrad.transforms.split_reductions", "SplitReductionsPass"))
+register_pass(
+    "split-large-functions", lazy("irgrad.transforms.split_large_functions", "SplitLargeFunctionsPass")
+)
 register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"))
 register_pass("bufferize", lazy("irgrad.lowering.bufferize", "BufferizePass"))
 register_pass("convert-linalg-to-blas", lazy("irgrad.lowering.linalg_to_blas", "ConvertLinalgToBlasPass"))

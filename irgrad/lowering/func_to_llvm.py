@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     MemRefType,
     ModuleOp,
+    UnitAttr,
     i1,
     i8,
     i64,
@@ -100,6 +101,12 @@ class FuncLowering(RewritePattern):
             linkage=llvm.LinkageAttr(linkage),
             body=body,
         )
+        # One llvm argument per argument: MLIR's argument attributes (`llvm.noalias`) and
+        # `no_inline` carry over, for the LLVM IR translation.
+        if op.arg_attrs is not None:
+            new.arg_attrs = op.arg_attrs
+        if "no_inline" in op.attributes:
+            new.no_inline = UnitAttr()
         rewriter.replace(op, new)
         if has_body:
             convert_block_arguments(rewriter, body.first_block)

@@ -17,7 +17,8 @@ CPU_STEPS: list[tuple[str, str]] = [
     ("bufferized", "bufferize"),
     (
         "loops",
-        "convert-factorizations-to-lapack,convert-linalg-to-blas,convert-linalg-to-parallel-loops,scf-split-reductions",
+        "convert-factorizations-to-lapack,convert-linalg-to-blas,convert-linalg-to-parallel-loops,scf-split-reductions,"
+        "split-large-functions",
     ),
     ("llvm", "convert-to-llvm"),
 ]

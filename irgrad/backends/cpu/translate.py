@@ -168,8 +168,12 @@ def _fix_function(op: llvm.FuncOp, module: ir.Module) -> None:
     if linkage != "external":
         fn.linkage = linkage
     fn.attributes.add("nounwind")
-    if linkage == "internal" and _more_ops_than(op, NO_INLINE_OPS):
+    if op.no_inline is not None or (linkage == "internal" and _more_ops_than(op, NO_INLINE_OPS)):
         fn.attributes.add("noinline")
+    if op.arg_attrs is not None:
+        for argument, attributes in zip(fn.args, op.arg_attrs.data):
+            if "llvm.noalias" in attributes.data and isinstance(argument.type, ir.PointerType):
+                argument.add_attribute("noalias")
 
 
 NO_INLINE_OPS = 400

@@ -54,6 +54,24 @@ func.func private @external(memref<4xf32>)
 
 // -----
 
+// MLIR's argument attributes (llvm.noalias, from split-large-functions) and no_inline carry
+// over to the llvm.func, one llvm argument per argument; the LLVM IR translation turns them
+// into `noalias` and `noinline` (tests/unit/test_split_large_functions.py).
+// CHECK-LABEL: llvm.func internal @part(%0: !llvm.ptr {llvm.noalias}, %1: i64) attributes {no_inline} {
+// CHECK-LABEL: llvm.func @caller(
+// CHECK-NOT:     llvm.noalias
+// CHECK:         llvm.call @part(
+func.func private @part(%a: memref<4xf32> {llvm.noalias}, %n: index) attributes {no_inline} {
+  func.return
+}
+func.func @caller(%a: memref<4xf32>) {
+  %c = arith.constant 1 : index
+  func.call @part(%a, %c) : (memref<4xf32>, index) -> ()
+  func.return
+}
+
+// -----
+
 // Tensors in a signature mean bufferize has not run: a located error.
 
 func.func @tensor_arg(%t: tensor<4xf32>) {
