@@ -253,4 +253,13 @@ from irgrad import random  # noqa: E402  (ig.random, built on the API above)
 from irgrad import nn  # noqa: E402  (ig.nn, as jax.nn: activations, softmax, one_hot, attention)
 from irgrad import debug  # noqa: E402  (ig.debug.print, as jax.debug.print)
 from irgrad import lax  # noqa: E402  (ig.lax, as jax.lax)
-from irgrad import distributed  # noqa: E402  (ig.distributed: placements on a simulated mesh)
+
+
+def __getattr__(name: str):
+    """`ig.distributed` (placements on a simulated mesh) is imported on first use: it loads the
+    shard dialect, 40 ms of `import irgrad` that most programs never need."""
+    if name == "distributed":
+        import importlib
+
+        return importlib.import_module("irgrad.distributed")
+    raise AttributeError(f"module 'irgrad' has no attribute {name!r}")

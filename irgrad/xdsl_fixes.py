@@ -1,4 +1,6 @@
-"""Fixes for xDSL 0.75 bugs that irgrad's round trips hit, applied once at import.
+"""Fixes for xDSL 0.75 bugs that irgrad's round trips hit, applied once at import (the LLVM
+translation's by `fix_llvm_translation()`, which translate.py calls: importing xDSL's LLVM
+backend costs 45 ms, a sixth of `import irgrad`, for programs that may never be compiled).
 
 Each fix is small, says which bug it mends, and checks that the code it patches is still the
 code it was written for, so an xDSL upgrade that fixes (or moves) the bug fails loudly here
@@ -43,7 +45,7 @@ def _fix_hex_float_elements() -> None:
 _fix_hex_float_elements()
 
 
-def _fix_intrinsic_pointer_arguments() -> None:
+def fix_llvm_translation() -> None:
     """An intrinsic's pointer parameters must be opaque `ptr`s, whatever its first caller passed.
 
     xDSL 0.75's translation of `llvm.call_intrinsic` declares the intrinsic with the llvmlite
@@ -78,8 +80,6 @@ def _fix_intrinsic_pointer_arguments() -> None:
     _convert_call_intrinsic._irgrad_fixed = True  # type: ignore[attr-defined]
     convert_op._convert_call_intrinsic = _convert_call_intrinsic  # type: ignore[attr-defined]
 
-
-_fix_intrinsic_pointer_arguments()
 
 
 def _fix_quadratic_block_split() -> None:

@@ -20,7 +20,6 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
-from irgrad.dialects import shard
 
 
 @dataclass(frozen=True)
@@ -30,6 +29,10 @@ class ShardEraseAnnotationsPass(ModulePass):
     name = "shard-erase-annotations"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not any(inner.name.startswith("shard.") for inner in op.walk()):
+            return  # most programs: nothing to do, and no need to load the shard dialect
+        from irgrad.dialects import shard
+
         for inner in list(op.walk()):
             if isinstance(inner, (*shard.COLLECTIVES, shard.ProcessLinearIndexOp)):
                 raise PassError(

@@ -22,9 +22,11 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Attribute, Operation
 
-import irgrad.xdsl_fixes  # noqa: F401  (intrinsics take opaque pointers)
 from irgrad.diagnostics import IrgradError
 from irgrad.lowering.contracts import assert_stage_llvm
+from irgrad.xdsl_fixes import fix_llvm_translation
+
+fix_llvm_translation()  # intrinsics take opaque pointers
 
 BYTES_INITIALIZER_THRESHOLD = 256
 """Globals with more elements than this get a byte-string initializer."""
