@@ -153,10 +153,29 @@ def check_scalar_operands(op: Operation, pass_name: str) -> None:
             )
 
 
+def walk_ops(root: Operation) -> list[Operation]:
+    """`root` and every op nested in it, parents first (the order of `root.walk()`), as a list.
+
+    Twice as fast as xDSL's `walk`, a generator per region, block and op: each conversion walks
+    the module twice, and a large program's module has tens of thousands of ops."""
+    ops: list[Operation] = []
+
+    def visit(op: Operation) -> None:
+        ops.append(op)
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    visit(inner)
+
+    visit(root)
+    return ops
+
+
 def check_no_ops_left(module: ModuleOp, dialect: str, pass_name: str) -> None:
     """A located PassError at the first op of `dialect` still in `module`."""
-    for op in module.walk():
-        if op.dialect_name() == dialect:
+    prefix = dialect + "."
+    for op in walk_ops(module):
+        if op.name.startswith(prefix):
             raise PassError(f"has no lowering in {pass_name}", op)
 
 
@@ -178,7 +197,7 @@ def apply_conversion(
     neither a rewriter nor a call of each pattern.
     """
     prefix = None if dialect is None else dialect + "."
-    for op in list(root.walk()):
+    for op in walk_ops(root):
         if prefix is not None and not op.name.startswith(prefix):
             continue
         if op is root or not _attached(op, root):
