@@ -28,11 +28,12 @@ f32, d for f64; the same row-major conventions, leading dimensions the first str
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Float32Type, FloatAttr, MemRefType, ModuleOp
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -43,19 +44,27 @@ SGEMM = "irgrad_blas_sgemm"
 DGEMM = "irgrad_blas_dgemm"
 
 
+def _leading(value: SSAValue) -> int:
+    strides = unit_strides_last(cast(MemRefType[Attribute], value.type))
+    assert strides is not None  # the verifier checked
+    return max(strides[0], 1)
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    return cast(MemRefType[Attribute], value.type).get_shape()
+
+
+def _matrix(b: LLVMBuilder, value: SSAValue) -> list[SSAValue]:
+    """A matrix argument: its pointer, then its leading dimension."""
+    return [b.operand(value), b.const_int(_leading(value))]
+
+
 class GemmLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GemmOp, rewriter: PatternRewriter):
         b = LLVMBuilder(rewriter, op)
-        a_t, b_t, c_t = (cast(MemRefType[Attribute], v.type) for v in (op.a, op.b, op.c))
-        element = c_t.get_element_type()
+        element = cast(MemRefType[Attribute], op.c.type).get_element_type()
         m, n, k = op.sizes()
-
-        def leading(t: MemRefType[Attribute]) -> int:
-            strides = unit_strides_last(t)
-            assert strides is not None  # the verifier checked
-            return max(strides[0], 1)
-
         args = [
             b.const_int(1 if op.transpose_a else 0),
             b.const_int(1 if op.transpose_b else 0),
@@ -63,112 +72,74 @@ class GemmLowering(RewritePattern):
             b.const_int(n),
             b.const_int(k),
             b.constant(FloatAttr(op.alpha_value, element), element),
-            b.operand(op.a),
-            b.const_int(leading(a_t)),
-            b.operand(op.b),
-            b.const_int(leading(b_t)),
+            *_matrix(b, op.a),
+            *_matrix(b, op.b),
             b.constant(FloatAttr(op.beta_value, element), element),
-            b.operand(op.c),
-            b.const_int(leading(c_t)),
+            *_matrix(b, op.c),
         ]
         b.call(SGEMM if isinstance(element, Float32Type) else DGEMM, args, None)
         rewriter.erase(op)
 
 
-def _leading(value) -> int:
-    strides = unit_strides_last(cast(MemRefType[Attribute], value.type))
-    assert strides is not None  # the verifier checked
-    return max(strides[0], 1)
+# The arguments of each factorization's entry point, in the order of the module doc.
 
 
-def _prefix(value) -> str:
-    element = cast(MemRefType[Attribute], value.type).get_element_type()
-    return "s" if isinstance(element, Float32Type) else "d"
+def _potrf(b: LLVMBuilder, op: PotrfOp) -> list[SSAValue]:
+    return [b.const_int(_shape(op.a)[0]), *_matrix(b, op.a)]
 
 
-class PotrfLowering(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: PotrfOp, rewriter: PatternRewriter):
+def _trsm(b: LLVMBuilder, op: TrsmOp) -> list[SSAValue]:
+    n, k = _shape(op.b)
+    return [
+        b.const_int(1 if op.lower is not None else 0),
+        b.const_int(1 if op.unit_diagonal is not None else 0),
+        b.const_int(n),
+        b.const_int(k),
+        *_matrix(b, op.a),
+        *_matrix(b, op.b),
+    ]
+
+
+def _getrf(b: LLVMBuilder, op: GetrfOp) -> list[SSAValue]:
+    return [b.const_int(_shape(op.a)[0]), *_matrix(b, op.a), b.operand(op.pivots), b.operand(op.permutation)]
+
+
+def _syevd(b: LLVMBuilder, op: SyevdOp) -> list[SSAValue]:
+    return [b.const_int(_shape(op.a)[0]), *_matrix(b, op.a), b.operand(op.w)]
+
+
+def _gesdd(b: LLVMBuilder, op: GesddOp) -> list[SSAValue]:
+    m, n = _shape(op.a)
+    return [b.const_int(m), b.const_int(n), *_matrix(b, op.a), b.operand(op.s), *_matrix(b, op.u), *_matrix(b, op.vt)]
+
+
+def _geqrf(b: LLVMBuilder, op: GeqrfOp) -> list[SSAValue]:
+    m, n = _shape(op.q)
+    return [b.const_int(m), b.const_int(n), *_matrix(b, op.q), *_matrix(b, op.r)]
+
+
+LAPACK_CALLS: dict[type[Operation], tuple[str, Callable[[LLVMBuilder, Any], list[SSAValue]]]] = {
+    PotrfOp: ("potrf", _potrf),
+    TrsmOp: ("trsm", _trsm),
+    GetrfOp: ("getrf", _getrf),
+    SyevdOp: ("syevd", _syevd),
+    GesddOp: ("gesdd", _gesdd),
+    GeqrfOp: ("geqrf", _geqrf),
+}
+"""blas op -> (routine, its arguments); the element type of the op's first operand picks the
+entry point `irgrad_lapack_{s,d}<routine>`."""
+
+
+class LapackLowering(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        call = LAPACK_CALLS.get(type(op))
+        if call is None:
+            return
+        routine, arguments = call
+        element = cast(MemRefType[Attribute], op.operands[0].type).get_element_type()
+        prefix = "s" if isinstance(element, Float32Type) else "d"
         b = LLVMBuilder(rewriter, op)
-        n = cast(MemRefType[Attribute], op.a.type).get_shape()[0]
-        args = [b.const_int(n), b.operand(op.a), b.const_int(_leading(op.a))]
-        b.call(f"irgrad_lapack_{_prefix(op.a)}potrf", args, None)
-        rewriter.erase(op)
-
-
-class TrsmLowering(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: TrsmOp, rewriter: PatternRewriter):
-        b = LLVMBuilder(rewriter, op)
-        n, k = cast(MemRefType[Attribute], op.b.type).get_shape()
-        args = [
-            b.const_int(1 if op.lower is not None else 0),
-            b.const_int(1 if op.unit_diagonal is not None else 0),
-            b.const_int(n),
-            b.const_int(k),
-            b.operand(op.a),
-            b.const_int(_leading(op.a)),
-            b.operand(op.b),
-            b.const_int(_leading(op.b)),
-        ]
-        b.call(f"irgrad_lapack_{_prefix(op.a)}trsm", args, None)
-        rewriter.erase(op)
-
-
-class GetrfLowering(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: GetrfOp, rewriter: PatternRewriter):
-        b = LLVMBuilder(rewriter, op)
-        n = cast(MemRefType[Attribute], op.a.type).get_shape()[0]
-        args = [b.const_int(n), b.operand(op.a), b.const_int(_leading(op.a)), b.operand(op.pivots), b.operand(op.permutation)]
-        b.call(f"irgrad_lapack_{_prefix(op.a)}getrf", args, None)
-        rewriter.erase(op)
-
-
-class SyevdLowering(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: SyevdOp, rewriter: PatternRewriter):
-        b = LLVMBuilder(rewriter, op)
-        n = cast(MemRefType[Attribute], op.a.type).get_shape()[0]
-        args = [b.const_int(n), b.operand(op.a), b.const_int(_leading(op.a)), b.operand(op.w)]
-        b.call(f"irgrad_lapack_{_prefix(op.a)}syevd", args, None)
-        rewriter.erase(op)
-
-
-class GesddLowering(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: GesddOp, rewriter: PatternRewriter):
-        b = LLVMBuilder(rewriter, op)
-        m, n = cast(MemRefType[Attribute], op.a.type).get_shape()
-        args = [
-            b.const_int(m),
-            b.const_int(n),
-            b.operand(op.a),
-            b.const_int(_leading(op.a)),
-            b.operand(op.s),
-            b.operand(op.u),
-            b.const_int(_leading(op.u)),
-            b.operand(op.vt),
-            b.const_int(_leading(op.vt)),
-        ]
-        b.call(f"irgrad_lapack_{_prefix(op.a)}gesdd", args, None)
-        rewriter.erase(op)
-
-
-class GeqrfLowering(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: GeqrfOp, rewriter: PatternRewriter):
-        b = LLVMBuilder(rewriter, op)
-        m, n = cast(MemRefType[Attribute], op.q.type).get_shape()
-        args = [
-            b.const_int(m),
-            b.const_int(n),
-            b.operand(op.q),
-            b.const_int(_leading(op.q)),
-            b.operand(op.r),
-            b.const_int(_leading(op.r)),
-        ]
-        b.call(f"irgrad_lapack_{_prefix(op.q)}geqrf", args, None)
+        b.call(f"irgrad_lapack_{prefix}{routine}", arguments(b, op), None)
         rewriter.erase(op)
 
 
@@ -187,15 +158,7 @@ class ConvertBlasToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_conversion(
             op,
-            [
-                GemmLowering(),
-                PotrfLowering(),
-                TrsmLowering(),
-                GetrfLowering(),
-                SyevdLowering(),
-                GesddLowering(),
-                GeqrfLowering(),
-            ],
+            [GemmLowering(), LapackLowering()],
             dialect="blas",
         )
         check_no_ops_left(op, "blas", self.name)
