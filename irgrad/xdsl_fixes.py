@@ -129,3 +129,37 @@ def _fix_quadratic_block_split() -> None:
 
 
 _fix_quadratic_block_split()
+
+
+def _fix_dense_array_unpacking() -> None:
+    """`DenseArrayBase.get_values` unpacks the array's bytes with `struct` on every call
+    (about 2 us), and xDSL reads an op's variadic operands and results through it: every
+    `generic.inputs` or `generic.outputs` unpacks `operandSegmentSizes` again. Passes read
+    those accessors tens of thousands of times on a large program (a tenth of the CPU
+    pipeline's Python time on examples/transformer.py's step). Attributes are immutable, so
+    the values are unpacked once per attribute and kept in its `__dict__` (equality,
+    hashing and printing read only the dataclass fields)."""
+    import inspect
+
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    original = DenseArrayBase.get_values
+    if getattr(original, "_irgrad_fixed", False):
+        return
+    assert "unpack(self.data.data, len(self))" in inspect.getsource(original), (
+        "xDSL's DenseArrayBase.get_values changed: review irgrad.xdsl_fixes._fix_dense_array_unpacking"
+    )
+
+    def get_values(self):  # type: ignore[no-untyped-def]
+        cache = self.__dict__
+        values = cache.get("_irgrad_values")
+        if values is None:
+            values = cache["_irgrad_values"] = original(self)
+        return values
+
+    get_values.__doc__ = original.__doc__
+    get_values._irgrad_fixed = True  # type: ignore[attr-defined]
+    DenseArrayBase.get_values = get_values  # type: ignore[method-assign]
+
+
+_fix_dense_array_unpacking()

@@ -44,6 +44,7 @@ from xdsl.pattern_rewriter import (
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm_common import (
+    _NO_FASTMATH,
     apply_conversion,
     LLVMBuilder,
     check_no_ops_left,
@@ -99,8 +100,8 @@ CMPF_PREDICATES = (
 def fastmath_of(op: Operation) -> llvm.FastMathAttr:
     """The op's `fastmath` flags as llvm's (none unless the user asked)."""
     flags = op.properties.get("fastmath")
-    if flags is None:
-        return llvm.FastMathAttr(None)
+    if flags is None or not flags.data:  # type: ignore[attr-defined]
+        return _NO_FASTMATH
     return llvm.FastMathAttr(tuple(flags.data))  # type: ignore[attr-defined]
 
 
@@ -206,7 +207,7 @@ class FloatBinaryLowering(RewritePattern):
             lhs, rhs = b.bf16_to_f32(lhs), b.bf16_to_f32(rhs)
         compute_type = lhs.type
         if target is not None:
-            result = b.insert(target(lhs, rhs, fastmath_of(op)))  # type: ignore[call-arg]
+            result = b.float_binary(target, lhs, rhs, fastmath_of(op))
         else:
             name = f"{intrinsic}.{intrinsic_suffix(compute_type)}"
             result = b.intrinsic(name, [lhs, rhs], compute_type)

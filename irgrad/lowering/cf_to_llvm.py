@@ -41,7 +41,9 @@ from irgrad.lowering.llvm_common import (
     PTR,
     apply_conversion,
     LLVMBuilder,
+    branch,
     check_no_ops_left,
+    cond_branch,
     convert_block_arguments,
 )
 
@@ -52,23 +54,15 @@ class BranchLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter):
         b = LLVMBuilder(rewriter, op)
-        rewriter.replace(op, llvm.BrOp(op.successor, *b.operands(op.arguments)))
+        rewriter.replace(op, branch(op.successor, b.operands(op.arguments)))
 
 
 class CondBranchLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.ConditionalBranchOp, rewriter: PatternRewriter):
         b = LLVMBuilder(rewriter, op)
-        rewriter.replace(
-            op,
-            llvm.CondBrOp(
-                op.cond,
-                op.then_block,
-                b.operands(op.then_arguments),
-                op.else_block,
-                b.operands(op.else_arguments),
-            ),
-        )
+        then_args, else_args = b.operands(op.then_arguments), b.operands(op.else_arguments)
+        rewriter.replace(op, cond_branch(op.cond, op.then_block, then_args, op.else_block, else_args))
 
 
 class SwitchLowering(RewritePattern):

@@ -47,7 +47,6 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
-from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
 from irgrad.lowering.arith_to_llvm import ConvertArithToLLVMPass
 from irgrad.lowering.cf_to_llvm import ConvertCfToLLVMPass
@@ -63,6 +62,7 @@ from irgrad.lowering.llvm_common import (
     check_scalar_operands,
     convert_type,
     f32,
+    reconcile_casts,
     storage_type,
 )
 from irgrad.lowering.math_to_llvm import compute_type, math_to_llvm_patterns, narrow, widen
@@ -253,7 +253,7 @@ def lower_device_module(device: ModuleOp, ctx: Context) -> None:
     ConvertFuncToLLVMPass(packed_interface=False).apply(ctx, device)
     # No runtime on the device reports a failed assert: cf.assert stays an error there.
     ConvertCfToLLVMPass(lower_asserts=False).apply(ctx, device)
-    reconcile_unrealized_casts(device, warn_on_failure=False)
+    reconcile_casts(device)
     for op in device.body.block.ops:
         if isinstance(op, llvm.FuncOp) and op.sym_name.data in kernels:
             mark_kernel(op)

@@ -50,7 +50,7 @@ whose block argument is unused are dropped while rule 7 holds. Producers, fills,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -74,14 +74,11 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import Rewriter
 
 from irgrad.diagnostics import PassError
+from irgrad.lowering.rewriting import walk_ops
 
 # Ops whose repetition at every point of a broadcast costs more than storing their result.
 _EXPENSIVE_ARITH = frozenset(
@@ -479,58 +476,88 @@ def deduplicate(consumer: linalg.GenericOp) -> linalg.GenericOp | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _erase_dead(op: Operation, rewriter: PatternRewriter) -> None:
+def _erase_dead(op: Operation, erase: Callable[[Operation], None]) -> None:
     """Erase `op` if nothing uses it, then the producers of its operands that become dead
     (fills, `tensor.empty`s, constants, parallel generics)."""
     erasable = (linalg.GenericOp, linalg.FillOp, tensor.EmptyOp, arith.ConstantOp)
     if not isinstance(op, erasable) or any(r.uses for r in op.results):
         return
     operands = list(op.operands)
-    rewriter.erase(op)
+    erase(op)
     for value in operands:
         owner = value.owner
         if isinstance(owner, Operation):
-            _erase_dead(owner, rewriter)
+            _erase_dead(owner, erase)
+
+
+def fuse_step(op: linalg.GenericOp, recompute_limit: int) -> tuple[linalg.GenericOp, Operation | None] | None:
+    """One rewrite of the generic `op`: its duplicate inputs merged, or else the first of its
+    inputs' producers the rules allow fused in. Returns the op to put in `op`'s place and the
+    fused producer (None after a merge), or None when nothing applies. `op`'s body is reused
+    by the result, so `op` must be replaced by it."""
+    if not _on_tensors(op):
+        return None
+    # Merged first, so that a producer read twice through one map is inlined once.
+    if (smaller := deduplicate(op)) is not None:
+        return smaller, None
+    for index, operand in enumerate(op.inputs):
+        producer = operand.owner
+        fused: linalg.GenericOp | None = None
+        if isinstance(producer, linalg.FillOp):
+            fused = fuse_fill(op, index, producer)
+        elif isinstance(producer, linalg.GenericOp) and may_fuse(op, index, producer, recompute_limit):
+            fused = fuse_generic(op, index, producer)
+        if fused is not None:
+            return fused, producer
+    return None
+
+
+def may_fuse(consumer: linalg.GenericOp, index: int, producer: linalg.GenericOp, recompute_limit: int) -> bool:
+    """Rules 3 to 6 (the map rules, 3 and 7, are checked while fusing)."""
+    if len(producer.res) != 1 or not _on_tensors(producer) or not _all_parallel(producer):
+        return False
+    if is_data_movement(producer):
+        return True
+    if not _sole_consumer(producer, consumer):
+        return False
+    operand_map = _maps(consumer)[index]
+    if recompute_factor(consumer, operand_map) > 1:
+        return is_cheap(producer, recompute_limit)
+    return True
 
 
 @dataclass
 class FuseElementwiseProducer(RewritePattern):
-    """Fuses into a `linalg.generic` the first of its inputs' producers the rules allow."""
+    """`fuse_step` as a rewrite pattern, for drivers that mix it with other patterns."""
 
     recompute_limit: int = 8
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, linalg.GenericOp) or not _on_tensors(op):
+        if not isinstance(op, linalg.GenericOp) or (step := fuse_step(op, self.recompute_limit)) is None:
             return
-        # Merged first, so that a producer read twice through one map is inlined once.
-        if (smaller := deduplicate(op)) is not None:
-            rewriter.replace(op, smaller)
-            return
-        for index, operand in enumerate(op.inputs):
-            producer = operand.owner
-            fused: linalg.GenericOp | None = None
-            if isinstance(producer, linalg.FillOp):
-                fused = fuse_fill(op, index, producer)
-            elif isinstance(producer, linalg.GenericOp) and self._may_fuse(op, index, producer):
-                fused = fuse_generic(op, index, producer)
-            if fused is None:
-                continue
-            rewriter.replace(op, fused)
-            _erase_dead(producer, rewriter)
-            return
+        fused, producer = step
+        rewriter.replace(op, fused)
+        if producer is not None:
+            _erase_dead(producer, rewriter.erase)
 
-    def _may_fuse(self, consumer: linalg.GenericOp, index: int, producer: linalg.GenericOp) -> bool:
-        """Rules 3 to 6 (the map rules, 3 and 7, are checked while fusing)."""
-        if len(producer.res) != 1 or not _on_tensors(producer) or not _all_parallel(producer):
-            return False
-        if is_data_movement(producer):
-            return True
-        if not _sole_consumer(producer, consumer):
-            return False
-        operand_map = _maps(consumer)[index]
-        if recompute_factor(consumer, operand_map) > 1:
-            return is_cheap(producer, self.recompute_limit)
-        return True
+
+def fuse_module(module: ModuleOp, recompute_limit: int) -> None:
+    """Every generic of `module`, last first, fused until no rule applies to it.
+
+    Consumers come before their producers (rule 6 counts on it), and a generic is offered
+    again only when it changed, as its replacement. What a fusion erases is always a
+    producer, earlier in the walk and not yet visited, so a fixed point is reached in one
+    sweep: about one rule check per generic and fusion, where xDSL's greedy worklist
+    re-offered every neighbour of each rewritten op (ten times as many checks)."""
+    for op in reversed(walk_ops(module)):
+        if not isinstance(op, linalg.GenericOp) or op.parent is None:
+            continue
+        while (step := fuse_step(op, recompute_limit)) is not None:
+            fused, producer = step
+            Rewriter.replace_op(op, fused)
+            if producer is not None:
+                _erase_dead(producer, Rewriter.erase_op)
+            op = fused
 
 
 def check_yields(module: ModuleOp) -> None:
@@ -590,11 +617,7 @@ class LinalgFuseElementwisePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_yields(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([FuseElementwiseProducer(self.recompute_limit)]),
-            apply_recursively=True,
-            walk_reverse=True,
-        ).rewrite_module(op)
+        fuse_module(op, self.recompute_limit)
 
 
 __all__ = [
@@ -603,6 +626,9 @@ __all__ = [
     "deduplicate",
     "fuse_fill",
     "fuse_generic",
+    "fuse_module",
+    "fuse_step",
     "is_cheap",
     "is_data_movement",
+    "may_fuse",
 ]

@@ -174,7 +174,7 @@ class LoadLowering(RewritePattern):
     def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter):
         b = LLVMBuilder(rewriter, op)
         ptr, element = element_pointer(b, op, op.memref, op.indices)
-        value = b.insert(llvm.LoadOp(ptr, element))
+        value = b.load(ptr, element)
         if op.res.type == i1:
             value = b.icmp("ne", value, b.const_int(0, i8))
         b.replace(op, value)
@@ -188,7 +188,7 @@ class StoreLowering(RewritePattern):
         value = b.operand(op.value)
         if op.value.type == i1:
             value = b.zext(value, i8)
-        b.insert(llvm.StoreOp(value, ptr))
+        b.store(value, ptr)
         rewriter.erase(op)
 
 

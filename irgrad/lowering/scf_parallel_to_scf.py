@@ -22,13 +22,13 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
+from irgrad.lowering.rewriting import apply_conversion
 
 
 def check_has_dimensions(op: scf.ParallelOp) -> None:
@@ -97,4 +97,5 @@ class ConvertScfParallelToScfPass(ModulePass):
     name = "convert-scf-parallel-to-scf"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ParallelToForLowering()).rewrite_module(op)
+        # Outer loops first; a nested scf.parallel moves, unchanged, into the new loops.
+        apply_conversion(op, [ParallelToForLowering()], dialect="scf")

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
 from irgrad.lowering.arith_to_llvm import ConvertArithToLLVMPass
 from irgrad.lowering.blas_to_llvm import ConvertBlasToLLVMPass
@@ -37,6 +36,7 @@ from irgrad.lowering.debug_to_llvm import ConvertDebugToLLVMPass
 from irgrad.lowering.contracts import assert_stage_llvm
 from irgrad.lowering.func_to_llvm import ConvertFuncToLLVMPass
 from irgrad.lowering.index_to_llvm import ConvertIndexToLLVMPass
+from irgrad.lowering.llvm_common import reconcile_casts
 from irgrad.lowering.math_to_llvm import ConvertMathToLLVMPass
 from irgrad.lowering.memref_to_llvm import ConvertMemRefToLLVMPass
 from irgrad.lowering.scf_parallel_to_scf import ConvertScfParallelToScfPass
@@ -78,7 +78,7 @@ class ConvertToLLVMPass(ModulePass):
             for p in self.passes():
                 p.apply(ctx, op)
             # Casts that do not cancel stay, and assert_stage_llvm names the first one.
-            reconcile_unrealized_casts(op, warn_on_failure=False)
+            reconcile_casts(op)
         assert_stage_llvm(op)
 
 

@@ -15,13 +15,10 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriteWalker,
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import RewritePattern
 
 from irgrad.diagnostics import PassError
+from irgrad.lowering.rewriting import apply_conversion, walk_ops
 from irgrad.lowering.nn_to_linalg.creation import populate_creation_patterns
 from irgrad.lowering.nn_to_linalg.data_movement import populate_data_movement_patterns
 from irgrad.lowering.nn_to_linalg.elementwise import populate_elementwise_patterns
@@ -62,7 +59,7 @@ class ConvertNNToLinalgPass(ModulePass):
     name = "convert-nn-to-linalg"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in op.walk():
+        for inner in walk_ops(op):
             if inner.name.startswith("autodiff."):
                 raise PassError(
                     "is an unexpanded autodiff op; convert-nn-to-linalg lowers differentiated "
@@ -77,11 +74,12 @@ class ConvertNNToLinalgPass(ModulePass):
                 )
         patterns: list[RewritePattern] = []
         populate_nn_to_linalg_patterns(patterns)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(patterns), apply_recursively=False
-        ).rewrite_module(op)
-        for inner in op.walk():
-            if inner.dialect_name() == "nn":
+        # Each op once, offered the patterns in order (what xDSL's greedy walker without
+        # recursion did), but only ops of the dialects the patterns lower: nn, tensor.splat,
+        # and arith/math ops on tensors.
+        apply_conversion(op, patterns, dialect=("nn", "tensor", "arith", "math"))
+        for inner in walk_ops(op):
+            if inner.name.startswith("nn."):
                 raise PassError("cannot be lowered by convert-nn-to-linalg (no pattern for it)", inner)
 
 
