@@ -9,6 +9,7 @@ trace to `nn` IR (or run at once on numpy arrays), JAX-style transforms and cont
 
 __version__ = "0.1.0"
 
+import irgrad.xdsl_lazy_formats  # noqa: F401  (first: before any xDSL dialect is defined)
 from irgrad.frontend import tensor_methods as _tensor_methods
 from irgrad.frontend.bitwise_api import (
     bitwise_and,

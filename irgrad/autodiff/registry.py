@@ -169,5 +169,13 @@ def rule_file(op_name: str) -> str:
 
 
 def load_rules() -> None:
-    """Import every rule module, filling the tables (idempotent)."""
+    """Import every rule module, filling the tables (idempotent).
+
+    The shard rules load only once the shard dialect has: a program can hold shard ops only
+    after that, and a first `ig.jit` call need not import the dialect (and xDSL's) for them."""
+    import sys
+
     import irgrad.autodiff.rules  # noqa: F401  (registers on import)
+
+    if "irgrad.dialects.shard" in sys.modules:
+        import irgrad.autodiff.rules.shard  # noqa: F401

@@ -1063,3 +1063,26 @@ def test_parse_errors_point_at_the_culprit(text: str, culprit: str, message: str
     with pytest.raises(ParseError, match=re.escape(message)) as info:
         parse(source)
     assert info.value.span.start == source.index(culprit, source.index("%1 = ") + 5)
+
+
+def test_every_assembly_format_of_irgrad_and_xdsl_dialects_compiles() -> None:
+    """Formats compile on first use (irgrad/xdsl_lazy_formats.py), so a broken one would only
+    surface when its op is parsed or printed: compile all of them here, irgrad's and those of
+    the xDSL dialects the pipelines use."""
+    from xdsl.dialects import arith, cf, func, linalg, llvm, math, memref, scf, tensor
+
+    from irgrad.dialects import autodiff, blas, debug, index, nn, shard
+    from irgrad.xdsl_lazy_formats import compiled_format
+
+    dialects = [nn.NN, autodiff.Autodiff, blas.BLAS, debug.Debug, index.Index, shard.Shard]
+    dialects += [arith.Arith, cf.Cf, func.Func, linalg.Linalg, llvm.LLVM, math.Math, memref.MemRef, scf.Scf, tensor.Tensor]
+    lazy = 0
+    for dialect in dialects:
+        for op_type in dialect.operations:
+            if op_type.get_irdl_definition().assembly_format is None:
+                continue
+            # None: defined before irgrad was imported, so compiled at definition by xDSL.
+            if compiled_format(op_type) is not None:
+                lazy += 1
+    assert compiled_format(nn.AddOp) is not None  # irgrad's own dialects are always lazy
+    assert lazy > 50

@@ -12,7 +12,8 @@ and a `@jvp_rule` function next to the rules of the op's siblings (docs/autodiff
 - func.py: func.call;  autodiff.py: stop_gradient, custom_vjp, checkpoint;
 - scf.py: scf.if, scf.for, scf.while (loops.py and outline.py hold what they share);
 - tensor.py: tensor.extract, tensor.insert, tensor.from_elements, tensor.splat, tensor.empty;
-- shard.py: shard.shard (the sharding constraint) and the collectives of per-device programs;
+- shard.py: shard.shard (the sharding constraint) and the collectives of per-device programs
+  (imported by `load_rules` once the shard dialect is loaded, not here);
 - debug.py: debug.print (no derivative; a batching rule).
 """
 
@@ -27,6 +28,5 @@ from irgrad.autodiff.rules import (  # noqa: F401  (imported for their registrat
     pooling,
     reduction,
     scf,
-    shard,
     tensor,
 )
