@@ -163,3 +163,42 @@ def _fix_dense_array_unpacking() -> None:
 
 
 _fix_dense_array_unpacking()
+
+
+def _fix_isa_constraint_rebuilding() -> None:
+    """`xdsl.utils.hints.isa(value, ArrayAttr[IntAttr])` converts the type hint into an
+    attribute constraint on every call, walking the generic's arguments (about 0.1 ms), and
+    `MemRefType(element, shape)` calls it once per construction: 40% of bufferize's time on a
+    transformer step. `isa` looks `irdl_to_attr_constraint` up on `xdsl.irdl` at each call;
+    the constraint a (hashable) hint gives is immutable and the same every time, so it is
+    built once per hint here."""
+    import xdsl.irdl
+    from xdsl.utils import hints
+
+    original = xdsl.irdl.irdl_to_attr_constraint
+    if getattr(original, "_irgrad_fixed", False):
+        return
+    import inspect
+
+    assert "irdl_to_attr_constraint(hint_type)" in inspect.getsource(hints.isa), (
+        "xDSL's isa changed: review irgrad.xdsl_fixes._fix_isa_constraint_rebuilding"
+    )
+    cache: dict[object, object] = {}
+
+    def irdl_to_attr_constraint(irdl, *, allow_type_var=False):  # type: ignore[no-untyped-def]
+        if allow_type_var:
+            return original(irdl, allow_type_var=True)
+        try:
+            return cache[irdl]
+        except KeyError:
+            constraint = cache[irdl] = original(irdl)
+            return constraint
+        except TypeError:  # an unhashable hint
+            return original(irdl)
+
+    irdl_to_attr_constraint.__doc__ = original.__doc__
+    irdl_to_attr_constraint._irgrad_fixed = True  # type: ignore[attr-defined]
+    xdsl.irdl.irdl_to_attr_constraint = irdl_to_attr_constraint  # type: ignore[assignment]
+
+
+_fix_isa_constraint_rebuilding()
