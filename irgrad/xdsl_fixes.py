@@ -9,10 +9,22 @@ instead of silently double-patching.
 
 from __future__ import annotations
 
+from typing import Any
+
 from xdsl.dialects.builtin import AnyFloat
 from xdsl.parser.attribute_parser import AttrParser
 
 _Element = AttrParser._TensorLiteralElement  # pyright: ignore[reportPrivateUsage]
+
+
+def _install(owner: object, name: str, replacement: Any, original: Any) -> None:
+    """Put `replacement` in place of `owner.name` (the `original`), marked as irgrad's fix
+    (so that a second import does not patch twice), with the original's docstring when it
+    has none."""
+    if replacement.__doc__ is None:
+        replacement.__doc__ = original.__doc__
+    replacement._irgrad_fixed = True
+    setattr(owner, name, replacement)
 
 
 def _fix_hex_float_elements() -> None:
@@ -38,8 +50,7 @@ def _fix_hex_float_elements() -> None:
             return type.unpack(self.value.to_bytes(size, "little"), 1)[0]
         return original(self, parser, type)
 
-    to_type._irgrad_fixed = True  # type: ignore[attr-defined]
-    _Element.to_type = to_type  # type: ignore[method-assign]
+    _install(_Element, "to_type", to_type, original)
 
 
 _fix_hex_float_elements()
@@ -77,8 +88,7 @@ def fix_llvm_translation() -> None:
             ir.Function(builder.module, ir.FunctionType(ret, arg_types), name=name)
         original(op, builder, val_map)
 
-    _convert_call_intrinsic._irgrad_fixed = True  # type: ignore[attr-defined]
-    convert_op._convert_call_intrinsic = _convert_call_intrinsic  # type: ignore[attr-defined]
+    _install(convert_op, "_convert_call_intrinsic", _convert_call_intrinsic, original)
 
 
 
@@ -123,9 +133,7 @@ def _fix_quadratic_block_split() -> None:
         b_first._prev_op = None
         return b
 
-    split_before.__doc__ = original.__doc__
-    split_before._irgrad_fixed = True  # type: ignore[attr-defined]
-    Block.split_before = split_before  # type: ignore[method-assign]
+    _install(Block, "split_before", split_before, original)
 
 
 _fix_quadratic_block_split()
@@ -157,9 +165,7 @@ def _fix_dense_array_unpacking() -> None:
             values = cache["_irgrad_values"] = original(self)
         return values
 
-    get_values.__doc__ = original.__doc__
-    get_values._irgrad_fixed = True  # type: ignore[attr-defined]
-    DenseArrayBase.get_values = get_values  # type: ignore[method-assign]
+    _install(DenseArrayBase, "get_values", get_values, original)
 
 
 _fix_dense_array_unpacking()
@@ -196,9 +202,7 @@ def _fix_isa_constraint_rebuilding() -> None:
         except TypeError:  # an unhashable hint
             return original(irdl)
 
-    irdl_to_attr_constraint.__doc__ = original.__doc__
-    irdl_to_attr_constraint._irgrad_fixed = True  # type: ignore[attr-defined]
-    xdsl.irdl.irdl_to_attr_constraint = irdl_to_attr_constraint  # type: ignore[assignment]
+    _install(xdsl.irdl, "irdl_to_attr_constraint", irdl_to_attr_constraint, original)
 
 
 _fix_isa_constraint_rebuilding()
