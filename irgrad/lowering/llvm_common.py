@@ -521,6 +521,8 @@ _CONSTANTS: WeakKeyDictionary[Operation, dict[tuple[Attribute, Attribute], SSAVa
 )
 """A function -> its llvm constants by (value, type); `_LAST` is the latest one."""
 _LAST = (llvm.LLVMVoidType(), llvm.LLVMVoidType())
+_DECLARED: WeakKeyDictionary[Operation, dict[str, llvm.FuncOp]] = WeakKeyDictionary()
+"""A module -> the functions `declare_function` found or declared in it, by name."""
 
 
 _OVERFLOW_OPS = frozenset({llvm.AddOp, llvm.SubOp, llvm.MulOp, llvm.ShlOp})
@@ -601,8 +603,13 @@ def declare_function(
 ) -> llvm.FuncOp:
     """The `llvm.func` declaration of C function `name` in the module around `anchor`."""
     module = _enclosing_module(anchor)
+    declared = _DECLARED.setdefault(module, {})
+    hit = declared.get(name)
+    if hit is not None and hit.parent is module.body.block and hit.sym_name.data == name:
+        return hit  # a symbol table lookup per call was a tenth of convert-memref-to-llvm
     existing = SymbolTable.lookup_symbol(module, name)
     if isinstance(existing, llvm.FuncOp):
+        declared[name] = existing
         return existing
     if existing is not None:
         raise PassError(
@@ -614,6 +621,7 @@ def declare_function(
     )
     decl = llvm.FuncOp(name, func_type, linkage=llvm.LinkageAttr("external"))
     module.body.block.add_op(decl)
+    declared[name] = decl
     return decl
 
 
