@@ -1,0 +1,114 @@
+"""Compile time of this checkout against another commit, in fresh processes run alternately.
+
+The shared 2-core machines this project runs on switch between a fast and a slow phase every
+few seconds to minutes (docs/status.md, "Measured"), so two timings taken minutes apart
+can differ by 1.5x. Here each measurement runs in a fresh process, alternating between
+the two trees (base first on odd pairs), and the summary is the median of each side and the
+median of the per-pair ratios, which the phase changes affect least.
+
+Measurements:
+  import        seconds of `import irgrad`
+  w6            `import irgrad` + the first call of W1's training step (ig.jit, no disk cache)
+  transformer   the Python passes of examples/transformer.py's training step (best of 2, after
+                one warm-up lowering in the same process)
+
+Run: .venv/bin/python benchmarks/ab_compile.py BASE_COMMIT [import w6 transformer] [--pairs N]
+The base commit is checked out in a temporary git worktree, removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+SNIPPETS = {
+    "import": """
+import time
+t = time.perf_counter()
+import irgrad
+print(time.perf_counter() - t)
+""",
+    "w6": """
+import os, sys, time
+sys.path.insert(0, {bench!r})
+os.environ["IRGRAD_CACHE_DIR"] = "off"
+import workloads as wl, mlp
+params, x, labels = wl.mlp_data(wl.W1)
+t = time.perf_counter()
+import irgrad as ig
+ig.jit(mlp.irgrad_fns(ig)[2], backend="cpu")(params, x, labels)
+print(time.perf_counter() - t)
+""",
+    "transformer": """
+import os, time, types
+os.environ["IRGRAD_CACHE_DIR"] = "off"
+import numpy as np
+import irgrad as ig
+from irgrad.frontend.stages import Lowered
+T = types.ModuleType("transformer_model")
+exec(open({example!r}).read().split("\\nrng = np.random")[0], T.__dict__)
+p = T.init(0)
+program = ig.jit(T.train_step).trace(p, T.opt.init(p), T.batch(np.random.default_rng(0)))
+Lowered(program, keep_stages=False)
+best = float("inf")
+for _ in range(2):
+    t = time.perf_counter()
+    Lowered(program, keep_stages=False)
+    best = min(best, time.perf_counter() - t)
+print(best)
+""",
+}
+
+
+def run(tree: str | None, code: str) -> float:
+    """Seconds printed by `code` in a fresh process importing irgrad from `tree` (None: this
+    checkout, as installed)."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = tree
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tempfile.gettempdir()
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"measurement failed in {tree or ROOT}:\n{out.stderr[-2000:]}")
+    return float(out.stdout.split()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("base", help="the commit to compare with")
+    parser.add_argument("what", nargs="*", default=["import", "w6", "transformer"], choices=sorted(SNIPPETS))
+    parser.add_argument("--pairs", type=int, default=8)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        base = os.path.join(scratch, "base")
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", base, args.base], check=True)
+        try:
+            for what in args.what:
+                code = SNIPPETS[what].format(bench=HERE, example=os.path.join(ROOT, "examples", "transformer.py"))
+                run(base, code)  # compiles the base tree's bytecode once, outside the timings
+                here, there = [], []
+                for k in range(args.pairs):
+                    order = [(None, here), (base, there)] if k % 2 == 0 else [(base, there), (None, here)]
+                    for tree, out in order:
+                        out.append(run(tree, code))
+                ratio = statistics.median(h / t for h, t in zip(here, there))
+                print(
+                    f"{what:12s} this checkout {statistics.median(here):.3f} s (min {min(here):.3f}), "
+                    f"{args.base} {statistics.median(there):.3f} s (min {min(there):.3f}); "
+                    f"median ratio {ratio:.2f} over {args.pairs} pairs"
+                )
+        finally:
+            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", base], check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
