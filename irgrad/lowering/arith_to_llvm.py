@@ -44,7 +44,7 @@ from xdsl.pattern_rewriter import (
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm_common import (
-    _NO_FASTMATH,
+    NO_FASTMATH,
     apply_conversion,
     LLVMBuilder,
     check_no_ops_left,
@@ -101,7 +101,7 @@ def fastmath_of(op: Operation) -> llvm.FastMathAttr:
     """The op's `fastmath` flags as llvm's (none unless the user asked)."""
     flags = op.properties.get("fastmath")
     if flags is None or not flags.data:  # type: ignore[attr-defined]
-        return _NO_FASTMATH
+        return NO_FASTMATH
     return llvm.FastMathAttr(tuple(flags.data))  # type: ignore[attr-defined]
 
 

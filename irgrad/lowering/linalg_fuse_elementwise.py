@@ -74,7 +74,6 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import Rewriter
 
 from irgrad.diagnostics import PassError
@@ -526,21 +525,6 @@ def may_fuse(consumer: linalg.GenericOp, index: int, producer: linalg.GenericOp,
     return True
 
 
-@dataclass
-class FuseElementwiseProducer(RewritePattern):
-    """`fuse_step` as a rewrite pattern, for drivers that mix it with other patterns."""
-
-    recompute_limit: int = 8
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, linalg.GenericOp) or (step := fuse_step(op, self.recompute_limit)) is None:
-            return
-        fused, producer = step
-        rewriter.replace(op, fused)
-        if producer is not None:
-            _erase_dead(producer, rewriter.erase)
-
-
 def fuse_module(module: ModuleOp, recompute_limit: int) -> None:
     """Every generic of `module`, last first, fused until no rule applies to it.
 
@@ -621,7 +605,6 @@ class LinalgFuseElementwisePass(ModulePass):
 
 
 __all__ = [
-    "FuseElementwiseProducer",
     "LinalgFuseElementwisePass",
     "deduplicate",
     "fuse_fill",

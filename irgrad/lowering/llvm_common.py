@@ -21,7 +21,7 @@ The type conversion (docs/design/cpu-pipeline.md, stage "llvm"):
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from weakref import WeakKeyDictionary
 
 import ml_dtypes
@@ -185,8 +185,7 @@ def reconcile_casts(root: Operation) -> None:
             if cast.parent is not None:
                 _try_remove_cast_chain(cast, rewriter, False)  # pyright: ignore[reportArgumentType]
         survivors = [cast for cast in casts if cast.parent is not None]
-        removed = len(casts) - len(survivors)
-        if not removed:
+        if len(survivors) == len(casts):
             return
         casts = survivors
 
@@ -280,12 +279,10 @@ class LLVMBuilder:
         value &= (1 << width) - 1
         if value >= 1 << (width - 1):
             value -= 1 << width
-        # Keyed by (value, width): building the IntegerAttr (14 us) only on a miss.
-        hit = self._cached_constant((value, width))
-        if hit is not None:
-            return hit
-        attr = IntegerAttr.from_bool(value != 0) if width == 1 else IntegerAttr(value, t)
-        return self.constant(attr, t, key=(value, width))
+        # Keyed by (value, width): the IntegerAttr (14 us to build) only on a miss.
+        return self._constant(
+            (value, width), lambda: IntegerAttr.from_bool(value != 0) if width == 1 else IntegerAttr(value, t), t
+        )
 
     def const_float(self, value: float, t: Attribute) -> SSAValue:
         """A float constant of type `t` (bf16 becomes its i16 bits)."""
@@ -294,33 +291,24 @@ class LLVMBuilder:
         assert isinstance(t, AnyFloat)
         return self.constant(FloatAttr(value, t), t)
 
-    def constant(self, attr: Attribute, t: Attribute, key: object = None) -> SSAValue:
-        """An `llvm.mlir.constant`, one per value and function, in the entry block; `key`
-        (default `(attr, t)`) identifies the value in the function's cache."""
+    def constant(self, attr: Attribute, t: Attribute) -> SSAValue:
+        """An `llvm.mlir.constant`, one per value and function, in the entry block."""
+        return self._constant((attr, t), lambda: attr, t)
+
+    def _constant(self, key: object, make_attr: Callable[[], Attribute], t: Attribute) -> SSAValue:
+        """`constant(make_attr(), t)`, found by `key` in the function's cache first."""
         function = _function_of(self.point.block)
         if function is None:
-            return self.insert(llvm.ConstantOp(attr, t))
+            return self.insert(llvm.ConstantOp(make_attr(), t))
         cache = _CONSTANTS.setdefault(function, {})
-        key = (attr, t) if key is None else key
         hit = cache.get(key)
         if hit is not None and hit.owner.parent is not None:  # type: ignore[union-attr]
             return hit
-        entry = function.regions[0].first_block
-        assert entry is not None
-        op = llvm.ConstantOp(attr, t)
+        op = llvm.ConstantOp(make_attr(), t)
         # In creation order at the top of the entry block, so the IR reads naturally.
         self.rewriter.insert(op, self.entry_point(function))
         cache[key] = cache[_LAST] = op.result
         return op.result
-
-    def _cached_constant(self, key: object) -> SSAValue | None:
-        function = _function_of(self.point.block)
-        if function is None:
-            return None
-        hit = _CONSTANTS.get(function, {}).get(key)
-        if hit is not None and hit.owner.parent is not None:  # type: ignore[union-attr]
-            return hit
-        return None
 
     def entry_point(self, function: Operation) -> InsertPoint:
         """Where function-wide values go: the entry block, after the hoisted constants."""
@@ -362,7 +350,7 @@ class LLVMBuilder:
 
     def float_binary(self, op_type: type[Operation], a: SSAValue, b: SSAValue, flags: Attribute | None = None) -> SSAValue:
         """`llvm.fadd`/`fsub`/`fmul`/`fdiv`/`frem` with fast-math `flags` (none by default)."""
-        properties = {"fastmathFlags": _NO_FASTMATH if flags is None else flags}
+        properties = {"fastmathFlags": NO_FASTMATH if flags is None else flags}
         return self.insert(op_type.create(operands=[a, b], result_types=[a.type], properties=properties))
 
     def load(self, ptr: SSAValue, t: Attribute) -> SSAValue:
@@ -516,10 +504,9 @@ class LLVMBuilder:
 
 _CASTS: WeakKeyDictionary[SSAValue, SSAValue] = WeakKeyDictionary()
 """A value -> the cast of it to its llvm type (live while the value is)."""
-_CONSTANTS: WeakKeyDictionary[Operation, dict[tuple[Attribute, Attribute], SSAValue]] = (
-    WeakKeyDictionary()
-)
-"""A function -> its llvm constants by (value, type); `_LAST` is the latest one."""
+_CONSTANTS: WeakKeyDictionary[Operation, dict[object, SSAValue]] = WeakKeyDictionary()
+"""A function -> its llvm constants by (attribute, type), integers by (value, width);
+`_LAST` is the latest one."""
 _LAST = (llvm.LLVMVoidType(), llvm.LLVMVoidType())
 _DECLARED: WeakKeyDictionary[Operation, dict[str, llvm.FuncOp]] = WeakKeyDictionary()
 """A module -> the functions `declare_function` found or declared in it, by name."""
@@ -529,7 +516,8 @@ _OVERFLOW_OPS = frozenset({llvm.AddOp, llvm.SubOp, llvm.MulOp, llvm.ShlOp})
 """The integer ops with `overflowFlags` (xDSL's ArithmeticBinOpOverflow)."""
 _NO_FLAGS = IntegerAttr(0, 32)
 _NOT_ATOMIC = IntegerAttr(0, i64)
-_NO_FASTMATH = llvm.FastMathAttr(None)
+NO_FASTMATH = llvm.FastMathAttr(None)
+"""The fast-math flags of an op the user asked none for (shared: one attribute, not one per op)."""
 _NSW_FLAGS = IntegerAttr(llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,)).to_int(), 32)
 _ICMP_PREDICATES: dict[str, IntegerAttr] = {}
 """`llvm.icmp` predicate name -> its attribute, built on first use."""

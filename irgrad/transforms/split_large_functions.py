@@ -49,6 +49,7 @@ from xdsl.traits import ConstantLike, IsTerminator
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.ir_queries import VIEW_OPS, may_alias, root
+from irgrad.lowering.rewriting import walk_ops
 
 NOALIAS = "llvm.noalias"
 """The argument attribute (MLIR's spelling) that convert-func-to-llvm passes on to LLVM."""
@@ -62,7 +63,8 @@ _CLONED = (memref.GetGlobalOp, *VIEW_OPS)
 
 
 def op_count(op: Operation) -> int:
-    return sum(1 for _ in op.walk())
+    """`op` and the ops nested in it."""
+    return len(walk_ops(op))
 
 
 @dataclass(frozen=True)
