@@ -9,11 +9,16 @@ median of the per-pair ratios, which the phase changes affect least.
 Measurements:
   import        seconds of `import irgrad`
   w6            `import irgrad` + the first call of W1's training step (ig.jit, no disk cache)
+  disk          the first call of W1's training step after `import irgrad`, a disk-cache hit
+                (the cache filled by an earlier run of the same tree)
   transformer   the Python passes of examples/transformer.py's training step (best of 2, after
                 one warm-up lowering in the same process)
 
-Run: .venv/bin/python benchmarks/ab_compile.py BASE_COMMIT [import w6 transformer] [--pairs N]
-The base commit is checked out in a temporary git worktree, removed afterwards.
+Run: .venv/bin/python benchmarks/ab_compile.py BASE_COMMIT [import w6 disk transformer] [--pairs N]
+The base commit is checked out in a temporary git worktree, removed afterwards. Both trees
+are compiled to bytecode first (PYTHONDONTWRITEBYTECODE is lifted for these processes): before
+2026-11-30's evening, the base was imported from source every time, which inflated its import
+by half (the same commit measured 0.67 against itself).
 """
 
 from __future__ import annotations
@@ -46,6 +51,17 @@ import irgrad as ig
 ig.jit(mlp.irgrad_fns(ig)[2], backend="cpu")(params, x, labels)
 print(time.perf_counter() - t)
 """,
+    "disk": """
+import os, sys, time
+sys.path.insert(0, {bench!r})
+os.environ["IRGRAD_CACHE_DIR"] = {cache!r}
+import workloads as wl, mlp
+params, x, labels = wl.mlp_data(wl.W1)
+import irgrad as ig
+t = time.perf_counter()
+ig.jit(mlp.irgrad_fns(ig)[2], backend="cpu")(params, x, labels)
+print(time.perf_counter() - t)
+""",
     "transformer": """
 import os, time, types
 os.environ["IRGRAD_CACHE_DIR"] = "off"
@@ -67,10 +83,26 @@ print(best)
 }
 
 
+def bytecode_env() -> dict[str, str]:
+    """The environment with bytecode writing allowed: with PYTHONDONTWRITEBYTECODE set (as on
+    these machines), a fresh worktree has no `.pyc` files and every process compiled irgrad
+    from source, which made the base look 1.5x slower to import than the same code here."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def compile_bytecode(tree: str) -> None:
+    """Every module of `tree`'s irgrad compiled to bytecode, those imported lazily included."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", os.path.join(tree, "irgrad")], env=bytecode_env(), check=True
+    )
+
+
 def run(tree: str | None, code: str) -> float:
     """Seconds printed by `code` in a fresh process importing irgrad from `tree` (None: this
     checkout, as installed)."""
-    env = dict(os.environ)
+    env = bytecode_env()
     if tree is not None:
         env["PYTHONPATH"] = tree
     out = subprocess.run(
@@ -84,16 +116,21 @@ def run(tree: str | None, code: str) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("base", help="the commit to compare with")
-    parser.add_argument("what", nargs="*", default=["import", "w6", "transformer"], choices=sorted(SNIPPETS))
+    parser.add_argument("what", nargs="*", default=["import", "w6", "disk", "transformer"], choices=sorted(SNIPPETS))
     parser.add_argument("--pairs", type=int, default=8)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         base = os.path.join(scratch, "base")
         subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", base, args.base], check=True)
         try:
+            for tree in (base, ROOT):
+                compile_bytecode(tree)
             for what in args.what:
-                code = SNIPPETS[what].format(bench=HERE, example=os.path.join(ROOT, "examples", "transformer.py"))
-                run(base, code)  # compiles the base tree's bytecode once, outside the timings
+                code = SNIPPETS[what].format(
+                    bench=HERE, example=os.path.join(ROOT, "examples", "transformer.py"), cache=os.path.join(scratch, "cache")
+                )
+                for tree in (base, None):  # bytecode compiled (and the disk cache filled) outside the timings
+                    run(tree, code)
                 here, there = [], []
                 for k in range(args.pairs):
                     order = [(None, here), (base, there)] if k % 2 == 0 else [(base, there), (None, here)]

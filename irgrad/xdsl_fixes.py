@@ -206,3 +206,4 @@ def _fix_isa_constraint_rebuilding() -> None:
 
 
 _fix_isa_constraint_rebuilding()
+

@@ -7,6 +7,7 @@ the CPU runtime and eager calls print exactly the same text.
 from __future__ import annotations
 
 import ctypes
+import json
 import sys
 import threading
 from collections.abc import Sequence
@@ -38,25 +39,36 @@ def emit(fmt: str, names: Sequence[str], values: Sequence[np.ndarray]) -> None:
 # The CPU runtime: compiled code calls irgrad_debug_print_<n>(spec, ptr...)
 # ---------------------------------------------------------------------------------------------
 
-_SPECS: list[tuple[str, tuple[str, ...], tuple[tuple[tuple[int, ...], np.dtype], ...]]] = []
-_SPEC_INDEX: dict[object, int] = {}
-_LOCK = threading.Lock()
+Spec = tuple[str, tuple[str, ...], tuple[tuple[tuple[int, ...], np.dtype], ...]]
 
 
-def register(fmt: str, names: Sequence[str], arrays: Sequence[tuple[tuple[int, ...], np.dtype]]) -> int:
-    """The number of this print's spec in the process table (the same spec, the same number)."""
-    key = (fmt, tuple(names), tuple((tuple(s), np.dtype(d)) for s, d in arrays))
-    with _LOCK:
-        found = _SPEC_INDEX.get(key)
-        if found is None:
-            found = len(_SPECS)
-            _SPECS.append(key)
-            _SPEC_INDEX[key] = found
-    return found
+def encode_spec(fmt: str, names: Sequence[str], arrays: Sequence[tuple[tuple[int, ...], np.dtype]]) -> bytes:
+    """The print's format, operand names, shapes and dtypes as JSON: a constant string in the
+    object code itself (convert-debug-to-llvm), so that code holding a print means the same
+    in every process and can be disk-cached."""
+    return json.dumps(
+        {"format": fmt, "names": list(names), "arrays": [[list(shape), np.dtype(d).name] for shape, d in arrays]},
+        separators=(",", ":"),
+    ).encode("utf-8")
 
 
-def _print_from_pointers(spec: int, *pointers: int) -> None:
-    fmt, names, arrays = _SPECS[spec]
+def decode_spec(data: bytes) -> Spec:
+    spec = json.loads(data.decode("utf-8"))
+    arrays = tuple((tuple(shape), np.dtype(dtype)) for shape, dtype in spec["arrays"])
+    return spec["format"], tuple(spec["names"]), arrays
+
+
+_DECODED: dict[bytes, Spec] = {}
+
+
+def _print_from_pointers(spec_address: int, *pointers: int) -> None:
+    # The text is read at every call (it is short) and its decoding is cached by content:
+    # an address may be reused by another program once this one's code is freed.
+    data = ctypes.string_at(spec_address)
+    spec = _DECODED.get(data)
+    if spec is None:
+        spec = _DECODED[data] = decode_spec(data)
+    fmt, names, arrays = spec
     values = []
     for address, (shape, dtype) in zip(pointers, arrays):
         count = int(np.prod(shape))
@@ -65,6 +77,7 @@ def _print_from_pointers(spec: int, *pointers: int) -> None:
     emit(fmt, names, values)
 
 
+_LOCK = threading.Lock()
 _CALLBACKS: list[object] = []  # the ctypes thunks live as long as the process
 _installed = False
 
@@ -82,7 +95,7 @@ def install() -> None:
         if _installed:
             return
         for n in range(MAX_OPERANDS + 1):
-            prototype = ctypes.CFUNCTYPE(None, ctypes.c_int64, *([ctypes.c_void_p] * n))
+            prototype = ctypes.CFUNCTYPE(None, ctypes.c_void_p, *([ctypes.c_void_p] * n))
             thunk = prototype(_print_from_pointers)
             _CALLBACKS.append(thunk)
             llvm.add_symbol(f"irgrad_debug_print_{n}", ctypes.cast(thunk, ctypes.c_void_p).value)

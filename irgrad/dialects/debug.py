@@ -13,8 +13,10 @@ in (a gradient evaluates the forward once, a higher derivative once per level), 
 never contributes to a derivative. Under vmap it prints the batched operands, the batch on
 axis 0, once (JAX's behaviour). Backends: the interpreter formats the values directly; the
 CPU backend lowers the op to a call of `irgrad_debug_print_<n>(spec, ptr...)` that the
-runtime binds to a Python callback (irgrad/backends/cpu/debug_print.py). The GPU backend
-rejects it.
+runtime binds to a Python callback (irgrad/backends/debug_print.py); `spec` is a constant
+string of the object code, so programs that print are disk-cached. The GPU backend
+runs it on the host: the operands' device buffers are copied back after the kernels that
+write them (irgrad/backends/gpu/runtime.py).
 """
 
 from __future__ import annotations

@@ -402,7 +402,7 @@ def _gpu_compile(program: Program) -> Any:
 
     if cache.cache_dir() is None:
         return compile_program(program)
-    key = cache.cache_key(str(program), GPU_PIPELINE, f"nvptx64:{DEFAULT_ARCH}")
+    key = cache.cache_key(program.cache_text(), GPU_PIPELINE, f"nvptx64:{DEFAULT_ARCH}")
     data = cache.load(key, ".gpu.json")
     if data is not None:
         try:
@@ -421,14 +421,14 @@ def _disk_key(program: Program, fast_math: bool | str = False) -> str:
 
     target = host_target()
     pipeline = ",".join(spec for _, spec in cpu_steps(fast_math))
-    return cache_key(str(program), pipeline, repr(target))
+    return cache_key(program.cache_text(), pipeline, repr(target))
 
 
 def _from_disk_cache(program: Program, fast_math: bool | str = False) -> Compiled | None:
     from irgrad.backends import cache
     from irgrad.backends.cpu import CompileError, load_object
 
-    if cache.cache_dir() is None or not _cacheable(program):
+    if cache.cache_dir() is None:
         return None
     data = cache.load(_disk_key(program, fast_math))
     if data is None:
@@ -443,14 +443,8 @@ def _from_disk_cache(program: Program, fast_math: bool | str = False) -> Compile
 def _to_disk_cache(program: Program, compiled: Compiled, fast_math: bool | str = False) -> None:
     from irgrad.backends import cache
 
-    if cache.cache_dir() is not None and _cacheable(program):
+    if cache.cache_dir() is not None:
         cache.store(_disk_key(program, fast_math), compiled.object_code())
-
-
-def _cacheable(program: Program) -> bool:
-    """Object code is cached on disk unless it prints: a `debug.print` call names its format
-    by a number of this process's table (irgrad/lowering/debug_to_llvm.py)."""
-    return not any(op.name == "debug.print" for op in program.module.walk())
 
 
 def jit(

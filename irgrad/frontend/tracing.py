@@ -405,6 +405,14 @@ class Program:
     def __str__(self) -> str:
         return self.as_text()
 
+    def cache_text(self) -> str:
+        """The module in MLIR's generic form, the text disk-cache keys hash: complete, and
+        printed without compiling any op's assembly format (irgrad.xdsl_lazy_formats), which
+        would double the printing's cost on a disk-cache hit that never shows the text."""
+        out = StringIO()
+        Printer(stream=out, print_generic_format=True).print_op(self.module)
+        return out.getvalue()
+
     def executable_module(self) -> ModuleOp:
         """The module with its autodiff requests expanded, computed once per program."""
         if self._expanded is None:

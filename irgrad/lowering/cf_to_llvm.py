@@ -19,15 +19,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import (
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
-    ModuleOp,
-    TensorType,
-    i8,
-)
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block
-from xdsl.traits import SymbolTable
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -41,6 +34,7 @@ from irgrad.lowering.llvm_common import (
     PTR,
     apply_conversion,
     LLVMBuilder,
+    StringGlobals,
     branch,
     check_no_ops_left,
     cond_branch,
@@ -107,25 +101,8 @@ class AssertLowering(RewritePattern):
     `irgrad_assert_failed(message)` (one constant global per distinct message)."""
 
     def __init__(self, module: ModuleOp, lower: bool = True) -> None:
-        self.module = module
+        self.messages = StringGlobals(module, MESSAGE_PREFIX)
         self.lower = lower
-        self.messages: dict[str, str] = {}
-
-    def message_global(self, text: str) -> str:
-        name = self.messages.get(text)
-        if name is None:
-            k = len(self.messages)
-            while SymbolTable.lookup_symbol(self.module, name := f"{MESSAGE_PREFIX}_{k}"):
-                k += 1
-            data = text.encode("utf-8") + b"\0"
-            value = DenseIntOrFPElementsAttr(TensorType(i8, [len(data)]), BytesAttr(data))
-            self.module.body.block.add_op(
-                llvm.GlobalOp(
-                    llvm.LLVMArrayType(len(data), i8), name, "internal", constant=True, value=value
-                )
-            )
-            self.messages[text] = name
-        return name
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.AssertOp, rewriter: PatternRewriter):
@@ -139,7 +116,7 @@ class AssertLowering(RewritePattern):
         region = block.parent_region() if block is not None else None
         assert block is not None and region is not None
         ok = LLVMBuilder(rewriter, op).operand(op.arg)
-        name = self.message_global(op.msg.data)
+        name = self.messages.name(op.msg.data.encode("utf-8"))
         rest = block.split_before(op)
         failed = Block()
         region.add_block(failed)

@@ -43,6 +43,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
+from irgrad.lowering.c_interface import PACKED_PREFIX
 from irgrad.lowering.llvm_common import (
     apply_conversion,
     PTR,
@@ -54,7 +55,6 @@ from irgrad.lowering.llvm_common import (
 )
 
 PASS = "convert-func-to-llvm"
-PACKED_PREFIX = "_irgrad_packed_"
 
 
 def result_type(types: tuple[Attribute, ...] | list[Attribute]) -> Attribute:

@@ -30,7 +30,9 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
+    BytesAttr,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -41,6 +43,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     Signedness,
+    TensorType,
     UnitAttr,
     UnrealizedConversionCastOp,
     i1,
@@ -581,6 +584,33 @@ def intrinsic_suffix(t: Attribute) -> str:
     if isinstance(t, IntegerType):
         return f"i{t.width.data}"
     return f"f{float_width(t)}"
+
+
+class StringGlobals:
+    """A module's constant C strings (NUL-terminated bytes) as internal `llvm.mlir.global`s,
+    one per distinct text, named `<prefix>_<k>` (k skipping names the module already has):
+    the messages of failed asserts (convert-cf-to-llvm), the specs of prints
+    (convert-debug-to-llvm)."""
+
+    def __init__(self, module: ModuleOp, prefix: str) -> None:
+        self.module = module
+        self.prefix = prefix
+        self.names: dict[bytes, str] = {}
+
+    def name(self, text: bytes) -> str:
+        """The global holding `text` (added at the module's end the first time)."""
+        name = self.names.get(text)
+        if name is None:
+            k = len(self.names)
+            while SymbolTable.lookup_symbol(self.module, name := f"{self.prefix}_{k}"):
+                k += 1
+            data = text + b"\0"
+            value = DenseIntOrFPElementsAttr(TensorType(i8, [len(data)]), BytesAttr(data))
+            self.module.body.block.add_op(
+                llvm.GlobalOp(llvm.LLVMArrayType(len(data), i8), name, "internal", constant=True, value=value)
+            )
+            self.names[text] = name
+        return name
 
 
 def declare_function(

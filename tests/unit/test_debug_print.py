@@ -1,7 +1,7 @@
 """`ig.debug.print` (jax.debug.print): the same text from eager calls, the interpreter, compiled
 CPU code and the GPU emulator; once per evaluation under grad/jvp, the batch under vmap, every
-iteration of a loop; never a derivative; located errors for bad formats; no disk caching of
-object code that prints."""
+iteration of a loop; never a derivative; located errors for bad formats; object code that
+prints is disk-cached and prints the same in a new process."""
 
 from __future__ import annotations
 
@@ -71,14 +71,52 @@ def test_a_value_printed_and_then_overwritten_in_place_prints_its_old_value(caps
     assert _lines(capsys) == [str(X + 1)]
 
 
-def test_object_code_that_prints_is_not_cached_on_disk(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("IRGRAD_CACHE_DIR", str(tmp_path))
-    ig.jit(model)(X)
-    ig.jit(lambda x: ig.sum(ig.cos(x)))(X)
-    stored = [p for p in tmp_path.rglob("*") if p.is_file()]
-    assert len(stored) == 1  # the second function's; the printing one recompiles per process
-    ig.jit(model)(X)  # a fresh jit of the printing function compiles again and prints
-    assert _lines(capsys) == [expected_line(X)] * 2
+CACHED_PRINT_SCRIPT = """
+import numpy as np
+import irgrad as ig
+
+def f(x, n, flags):
+    y = ig.sin(x)
+    ig.debug.print("y = {} total {t:.4f}", y, t=ig.sum(y))
+    ig.debug.print("n {} flags {} half {}", n * 2, flags, x.astype(ig.bfloat16))
+    return ig.sum(y * y)
+
+x = np.array([0.5, -1.25, 2.0])
+args = (x, np.array([3, -4], dtype=np.int32), np.array([True, False]))
+jitted = ig.jit(f, backend="cpu")
+value = jitted(*args)
+print("stats", sorted(jitted._compile(jitted.signature(*args), args).stats()))
+print("value", repr(float(value)))
+"""
+
+
+def test_object_code_that_prints_is_cached_on_disk_and_prints_in_a_new_process(tmp_path):
+    """A print's format, names, shapes and dtypes are a constant string in the object code,
+    so a process that loads the object from disk prints exactly what the compiling one did."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, IRGRAD_CACHE_DIR=str(tmp_path))
+
+    def run() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", CACHED_PRINT_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    first = run()
+    assert len(list(tmp_path.glob("*.o"))) == 1
+    second = run()
+    assert [line for line in first if not line.startswith("stats")] == [
+        line for line in second if not line.startswith("stats")
+    ]
+    assert "stats ['load']" not in first and "stats ['load']" in second  # compiled, then loaded
+    x = np.array([0.5, -1.25, 2.0])
+    assert second[0] == expected_line(x)
+    half = np.asarray(x, dtype=ig.bfloat16)
+    assert second[1] == f"n {np.array([6, -8], dtype=np.int32)} flags {np.array([True, False])} half {half}"
+    assert second[2] == "stats ['load']"
+    np.testing.assert_allclose(float(second[3].split()[1]), np.sum(np.sin(x) ** 2), rtol=1e-14)
 
 
 def test_bad_formats_are_errors_at_the_call_site():

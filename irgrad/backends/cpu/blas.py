@@ -279,22 +279,13 @@ def _shim_ir(bits: int | None) -> str:
 
 
 def compile_shim(ir: str, entry_points: Sequence[str], *, level: int, vectorize: bool) -> llvm.ExecutionEngine:
-    """Compile a runtime shim (LLVM IR text) for this host and define `entry_points` as process
-    symbols, for the generated code that calls them. Keep the engine alive as long as they are used."""
-    module = llvm.parse_assembly(ir)
-    module.verify()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    tm = target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=level, reloc="pic"
-    )
-    tuning = llvm.create_pipeline_tuning_options(speed_level=level)
-    tuning.loop_vectorization = tuning.slp_vectorization = tuning.loop_unrolling = vectorize
-    builder = llvm.create_pass_builder(tm, tuning)
-    builder.getModulePassManager().run(module, builder)
-    engine = llvm.create_mcjit_compiler(module, tm)
-    engine.finalize_object()
-    for name in entry_points:
-        llvm.add_symbol(name, engine.get_function_address(name))
+    """Compile a runtime shim (LLVM IR text) for this host's CPU at `level` (disk-cached) and
+    define `entry_points` as process symbols, for the generated code that calls them. Keep the
+    engine alive as long as they are used."""
+    from irgrad.backends.cpu.runtime_objects import define_symbols, runtime_engine
+
+    engine = runtime_engine(ir, opt=level, host_cpu=True, passes=True, vectorize=vectorize)
+    define_symbols(engine, entry_points)
     return engine
 
 

@@ -276,6 +276,8 @@ def _install_allocation_guard() -> None:
         message_offset=MESSAGE_OFFSET,
         assert_failed=ASSERT_FAILED,
     )
+    from irgrad.backends.cpu.runtime_objects import runtime_engine
+
     engine = runtime_engine(ir, opt=0)
     _guard_engine = engine
     guarded_call_address = engine.get_function_address("_irgrad_guarded_call")
@@ -439,18 +441,6 @@ def _optimize(
             llvm.set_option("irgrad", f"-unroll-full-max-count={2**32 - 1}")
 
 
-def runtime_engine(ir: str, opt: int) -> llvm.ExecutionEngine:
-    """A small runtime written in LLVM IR (the allocation guard, the thread pool), verified,
-    compiled for the process's triple at `opt` and loaded; the caller keeps the engine alive
-    (its code lives as long as the engine)."""
-    module = llvm.parse_assembly(ir)
-    module.verify()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    engine = llvm.create_mcjit_compiler(module, target.create_target_machine(opt=opt, reloc="pic"))
-    engine.finalize_object()
-    return engine
-
-
 def _install_runtime_for(names: Sequence[str]) -> None:
     """Define the runtime entry points code calling `names` needs (BLAS, on first use)."""
     if any(name.startswith("irgrad_blas_") for name in names):
@@ -564,7 +554,7 @@ def check_object(data: bytes) -> None:
     if data[4] != 2 or data[5] != 1:
         raise fail("not a 64-bit little-endian ELF file")
     e_type, e_machine = struct.unpack_from("<HH", data, 16)
-    expected_machine = {"x86_64": 62, "aarch64": 183}.get(host_target().triple.split("-")[0])
+    expected_machine = {"x86_64": 62, "aarch64": 183}.get(llvm.get_process_triple().split("-")[0])
     if e_type != 1 or (expected_machine is not None and e_machine != expected_machine):
         raise fail(
             f"ELF type {e_type}, machine {e_machine}: not a relocatable object for this host"
@@ -594,7 +584,8 @@ def load_object(data: bytes, *, target: HostTarget | None = None) -> CompiledMod
 
     lapack = [name for name in LAPACK_ENTRY_POINTS if name.encode() in data]
     _install_runtime_for(
-        [name for name in ("irgrad_blas_", "irgrad_parallel_for", "_ZGV") if name.encode() in data] + lapack
+        [name for name in ("irgrad_blas_", "irgrad_parallel_for", "irgrad_debug_print_", "_ZGV") if name.encode() in data]
+        + lapack
     )
     missing = [name for name in lapack if not llvm.address_of_symbol(name)]
     if missing:  # never load code whose calls would jump to address 0

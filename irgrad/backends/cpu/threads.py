@@ -237,7 +237,7 @@ def _install() -> None:
         wait=FUTEX_WAIT_PRIVATE,
         wake=FUTEX_WAKE_PRIVATE,
     )
-    from irgrad.backends.cpu.jit import runtime_engine
+    from irgrad.backends.cpu.runtime_objects import runtime_engine
 
     engine = runtime_engine(ir, opt=2)
     set_threads = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address("irgrad_pool_set_threads"))
