@@ -6,6 +6,8 @@ and a hash of irgrad's source files (so a fixed pass never reuses what it miscom
 them changing is a miss. Entries: `<key>.o` (a CPU program), `<key>.gpu.json` (a GPU
 program), `<key>.runtime` (irgrad's own runtimes, irgrad/backends/cpu/runtime_objects.py) and
 `<key>.sources` (the source hash, remembered under the files' sizes and times).
+Size: at most `$IRGRAD_CACHE_MAX_BYTES` (default 1 GiB, `unlimited` for none); each write
+evicts the least recently used entries beyond it (a hit refreshes an entry's time).
 Location: `$IRGRAD_CACHE_DIR`, else `$XDG_CACHE_HOME/irgrad`, else `~/.cache/irgrad`;
 `IRGRAD_CACHE_DIR=off` disables it. Entries are written atomically (temporary file, then
 rename), so concurrent processes never read half a file; a corrupt entry is a miss (the loader
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -123,25 +126,113 @@ def cache_key(ir_text: str, pipeline: str, target: str) -> str:
 
 
 def load(key: str, suffix: str = ".o") -> bytes | None:
+    """The entry's bytes, or None. A hit marks the entry as just used (its modification
+    time), which is the order `store` evicts in."""
     folder = cache_dir()
     if folder is None:
         return None
+    path = folder / f"{key}{suffix}"
     try:
-        return (folder / f"{key}{suffix}").read_bytes()
+        data = path.read_bytes()
     except OSError:
         return None
+    try:
+        os.utime(path)
+    except OSError:
+        pass  # a read-only cache still serves hits
+    return data
 
 
 def store(key: str, data: bytes, suffix: str = ".o") -> None:
-    """Writes an entry; a read-only or full disk only costs the cache, never the call."""
+    """Writes an entry, then evicts the least recently used ones while the folder holds more
+    than `max_bytes()`; a read-only or full disk only costs the cache, never the call."""
     folder = cache_dir()
     if folder is None:
         return
+    tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=TMP_PREFIX)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, folder / f"{key}{suffix}")
+        tmp = None
+        limit = max_bytes()
+        if limit is not None:
+            evict(folder, limit, keep=f"{key}{suffix}")
     except OSError:
         pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+TMP_PREFIX = ".tmp-"
+DEFAULT_MAX_BYTES = 1 << 30
+"""1 GiB: W1's step is a 30 kB entry, examples/transformer.py's a 1 MB one."""
+STALE_TMP_SECONDS = 3600
+"""A temporary file this old belongs to a writer that died before renaming it."""
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def max_bytes() -> int | None:
+    """The cache folder's size limit: `$IRGRAD_CACHE_MAX_BYTES` (bytes, or with a K, M or G
+    suffix: `500M`; `unlimited` for none), else DEFAULT_MAX_BYTES. Why a default at all:
+    every new program, input signature and irgrad version adds entries, and a cache that
+    only grows fills home directories (JAX's persistent cache has the same knob)."""
+    setting = os.environ.get("IRGRAD_CACHE_MAX_BYTES", "").strip().lower()
+    if not setting:
+        return DEFAULT_MAX_BYTES
+    if setting == "unlimited":
+        return None
+    number, unit = setting.rstrip("kmg"), setting[len(setting.rstrip("kmg")) :]
+    if number.isdigit() and unit in _UNITS:
+        return int(number) * _UNITS[unit]
+    import warnings
+
+    warnings.warn(
+        f"irgrad: IRGRAD_CACHE_MAX_BYTES={os.environ['IRGRAD_CACHE_MAX_BYTES']!r} is not a size "
+        f"(bytes, 500M, 2G or 'unlimited'); using {DEFAULT_MAX_BYTES >> 20}M",
+        stacklevel=2,
+    )
+    return DEFAULT_MAX_BYTES
+
+
+def evict(folder: Path, limit: int, keep: str = "") -> None:
+    """Delete the least recently used entries of `folder` (oldest modification time first;
+    `load` refreshes it on every hit) until the rest fit in `limit` bytes, never the entry
+    named `keep` (the one just written); temporary files of writers that died are deleted
+    too. Entries another process removes meanwhile are skipped."""
+    now = time.time()
+    entries = []
+    total = 0
+    with os.scandir(folder) as found:
+        for entry in found:
+            try:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if entry.name.startswith(TMP_PREFIX):
+                if now - info.st_mtime > STALE_TMP_SECONDS:
+                    _remove(entry.path)
+                continue
+            total += info.st_size
+            entries.append((info.st_mtime_ns, entry.name, info.st_size, entry.path))
+    for _, name, size, path in sorted(entries):
+        if total <= limit:
+            break
+        if name != keep and _remove(path):
+            total -= size
+
+
+def _remove(path: str) -> bool:
+    try:
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
