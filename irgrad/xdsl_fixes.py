@@ -206,4 +206,3 @@ def _fix_isa_constraint_rebuilding() -> None:
 
 
 _fix_isa_constraint_rebuilding()
-
