@@ -14,7 +14,7 @@ of 0 may fall on the other side when cuBLAS adds in another order than numpy, wh
 that unit's gradient row (W2 has a million relu inputs); the float32 run is reported, and
 explained output by output when it differs (against float64, run to run, host GEMMs).
 
-    .venv/bin/python benchmarks/gpu_check.py [--only ops|programs|workloads]
+    .venv/bin/python benchmarks/gpu_check.py [--only ops|programs|cache|workloads] [--emulate]
 """
 
 from __future__ import annotations
@@ -281,14 +281,69 @@ def check_workloads(table: Table, arch: str) -> None:
     table.add("W4 fused elementwise, 16M", 1, int(problem is None), time.perf_counter() - start, problem or "")
 
 
+DISK_CACHE_CHILD = """
+import json, sys
+import numpy as np
+import irgrad as ig
+import irgrad.backends.gpu as gpu
+import test_gpu_ptx as gpu_tests
+
+fn, args = gpu_tests.PROGRAMS[sys.argv[1]]
+if sys.argv[2] == "hit":  # this process must load the program, never compile it
+    def compile_program(*_, **__):
+        raise AssertionError("compiled, although the disk cache holds the program")
+    gpu.compile_program = compile_program
+got = ig.jit(fn, backend="gpu")(*args)
+print(json.dumps([np.asarray(g, dtype=np.float64).tolist() for g in ig.tree_leaves(got)]))
+"""
+
+
+def check_disk_cache(table: Table, arch: str, name: str = "mlp_value_and_grad") -> None:
+    """`ig.jit(backend="gpu")` in two fresh processes sharing a cache folder: the first
+    compiles and stores the program, the second must load it (compiling would fail there),
+    and both must agree with the eager call. (`ig.jit` compiles for DEFAULT_ARCH, whose PTX
+    the driver also runs on newer GPUs, so `arch` is not used.)"""
+    import os
+    import subprocess
+    import tempfile
+
+    import irgrad as ig
+    import test_gpu_ptx as gpu_tests
+
+    start = time.perf_counter()
+    fn, args = gpu_tests.PROGRAMS[name]
+    expected = ig.tree_leaves(fn(*args))
+    problem = None
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, IRGRAD_CACHE_DIR=folder)
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests" / "unit"), str(ROOT), env.get("PYTHONPATH", "")])
+        for phase in ("miss", "hit"):
+            done = subprocess.run(
+                [sys.executable, "-c", DISK_CACHE_CHILD, name, phase], env=env, capture_output=True, text=True, timeout=300
+            )
+            if done.returncode != 0:
+                problem = f"{phase}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}"
+                break
+            values = json.loads(done.stdout.splitlines()[-1])
+            got = [np.asarray(v, dtype=np.asarray(e).dtype) for v, e in zip(values, expected)]
+            found = next((p for p in (agree(g, e, normwise=True) for g, e in zip(got, expected)) if p), None)
+            if found:
+                problem = f"{phase}: {found}"
+                break
+        entries = len(list(Path(folder).glob("*.gpu.json")))
+        if problem is None and entries != 1:
+            problem = f"{entries} .gpu.json entries after two runs"
+    table.add(f"ig.jit(backend='gpu') from the disk cache ({name})", 1, int(problem is None), time.perf_counter() - start, problem or "")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("ops", "programs", "workloads"))
+    parser.add_argument("--only", choices=("ops", "programs", "cache", "workloads"))
     parser.add_argument(
         "--emulate",
         action="store_true",
         help="run on the emulated GPU instead (a dry run of this script without a GPU; "
-        "ops and programs only: the workloads are too large for it)",
+        "programs and the disk cache by default: the workloads are too large for it)",
     )
     args = parser.parse_args(argv)
     from irgrad.backends.gpu import cuda_unavailable_reason
@@ -298,8 +353,6 @@ def main(argv: list[str]) -> int:
 
         os.environ["IRGRAD_GPU_EMULATE"] = "1"
         arch, description = "sm_80", "the emulated GPU (irgrad/backends/gpu/emulator.py)"
-        if args.only is None:
-            args.only = "programs"
     else:
         reason = cuda_unavailable_reason()
         if reason is not None:
@@ -308,9 +361,10 @@ def main(argv: list[str]) -> int:
         arch, description = device_arch()
     print(f"GPU: {description}; compiling for {arch}", flush=True)
     table = Table()
-    checks = {"ops": check_ops, "programs": check_programs, "workloads": check_workloads}
+    checks = {"ops": check_ops, "programs": check_programs, "cache": check_disk_cache, "workloads": check_workloads}
+    default = ("programs", "cache") if args.emulate else tuple(checks)
     for name, check in checks.items():
-        if args.only in (None, name):
+        if name in ((args.only,) if args.only else default):
             check(table, arch)
     table.print()
     out = ROOT / "build" / "gpu_check.json"

@@ -14,7 +14,8 @@
 # 3. Runs the test suites that need ptxas or a GPU (tests/unit/test_gpu_ptx.py, the lit
 #    tests of tests/filecheck/gpu, which include the `REQUIRES: cuda` ones).
 # 4. Runs every op, the example and gradient programs and W1/W2/W4 on the GPU against the
-#    reference interpreter (benchmarks/gpu_check.py: a table, build/gpu_check.json).
+#    reference interpreter, and a program through `ig.jit(backend="gpu")`'s disk cache in two
+#    fresh processes (benchmarks/gpu_check.py: a table, build/gpu_check.json).
 # 5. Times W1, W2 and W4 (benchmarks/gpu_workloads.py: a table, against PyTorch on the same
 #    GPU where torch with CUDA is installed).
 # GPU_CHECK_SKIP_TESTS=1 skips step 3 (a rerun of the checks and timings alone).
