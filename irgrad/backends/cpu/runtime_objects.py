@@ -22,21 +22,23 @@ SUFFIX = ".runtime"
 
 
 def _target_machine(opt: int, host_cpu: bool) -> llvm.TargetMachine:
-    """A new TargetMachine (an engine takes ownership of the one it is given): the process's
-    triple, and with `host_cpu` this CPU's name and features (SIMD), else a generic CPU."""
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    if not host_cpu:
-        return target.create_target_machine(opt=opt, reloc="pic")
-    return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=opt, reloc="pic"
-    )
+    """A new TargetMachine (an engine takes ownership of the one it is given): with
+    `host_cpu`, the host target programs are compiled for (its CPU name and SIMD features),
+    else the process's triple with a generic CPU (the allocation guard, installed while LLVM
+    is being initialized, before the host target may be asked for)."""
+    if host_cpu:
+        from irgrad.backends.cpu.jit import host_target
+
+        return host_target().target_machine(opt)
+    return llvm.Target.from_triple(llvm.get_process_triple()).create_target_machine(opt=opt, reloc="pic")
 
 
 def _target_key(host_cpu: bool) -> str:
-    triple = llvm.get_process_triple()
-    if not host_cpu:
-        return triple
-    return f"{triple};{llvm.get_host_cpu_name()};{llvm.get_host_cpu_features().flatten()}"
+    if host_cpu:
+        from irgrad.backends.cpu.jit import host_target
+
+        return repr(host_target())
+    return llvm.get_process_triple()
 
 
 def object_code(ir: str, *, opt: int, host_cpu: bool, passes: bool, vectorize: bool) -> bytes:
