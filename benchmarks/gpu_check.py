@@ -203,9 +203,13 @@ def explain_disagreement(
     exact = ig.tree_leaves(step(p64, np.asarray(x, np.float64), labels))
     leaves = ig.tree_leaves([params, x, labels])
     again = [compiled(*leaves) for _ in range(2)]
+    import warnings
+
     os.environ["IRGRAD_CUBLAS"] = "none"
     try:
-        host_gemm = compile_program(ig.trace(step, params, x, labels), arch=arch)(*leaves)
+        with warnings.catch_warnings():  # "GEMMs run on the host": asked for here
+            warnings.filterwarnings("ignore", message=".*GEMMs run on the host")
+            host_gemm = compile_program(ig.trace(step, params, x, labels), arch=arch)(*leaves)
     finally:
         del os.environ["IRGRAD_CUBLAS"]
 

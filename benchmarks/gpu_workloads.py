@@ -13,6 +13,10 @@ Goals (../shared/benchmarks.md, GPU issue): W4 at 80% or more of copy bandwidth,
 within 2x of PyTorch.
 
     .venv/bin/python benchmarks/gpu_workloads.py [W1] [W2] [W4]
+    .venv/bin/python benchmarks/gpu_workloads.py split-ab   # split reductions, A/B
+
+"device ms" times each kernel and GEMM with CUDA events, a long memset queued ahead so that
+the device does not wait for the host between them (profiled_run).
 """
 
 from __future__ import annotations
@@ -105,6 +109,25 @@ class Profile:
         return ", ".join(f"{name.split('_kernel')[-1] if '_kernel' in name else name} {ms:.3f}" for name, (_, ms) in ranked)
 
 
+QUEUE_AHEAD_BYTES = 16 << 30
+"""A memset of this many bytes (about 5 ms on an H200) goes before each profiled run."""
+
+
+def profiled_run(device: Any, run: Any, pad: Any) -> Profile:
+    """One run of `run` with each kernel and GEMM timed by CUDA events (device time alone).
+
+    Why the memset first: a step of small kernels is host-bound (W1: 43 launches, ~30 us of
+    host code each, kernels of a few us), so the device idles between launches, and an event
+    pair recorded around a launch would time that wait too. A long memset queued ahead keeps
+    the device busy while the host enqueues the whole step, so each pair times its kernel."""
+    import pycuda.driver as cuda
+
+    cuda.memset_d32_async(pad, 0, QUEUE_AHEAD_BYTES // 4)
+    device.start_profile()
+    run()
+    return Profile(device.stop_profile())
+
+
 def irgrad_timings(fn: Any, args: tuple[Any, ...], **options: Any) -> tuple[wl.Timing, wl.Timing, int, Profile]:
     import irgrad as ig
     from irgrad.backends.gpu import compile_program
@@ -113,19 +136,42 @@ def irgrad_timings(fn: Any, args: tuple[Any, ...], **options: Any) -> tuple[wl.T
     leaves = ig.tree_leaves(list(args))
     device = compiled.device()
     with device:
+        import pycuda.driver as cuda
+
         call = compiled.resident(*leaves, device=device)
+        pad = cuda.mem_alloc(QUEUE_AHEAD_BYTES)
         try:
             resident = measure(call.run, device.synchronize)
-            samples = []
-            for _ in range(5):  # the fastest of a few profiled runs
-                device.start_profile()
-                call.run()
-                samples.append(Profile(device.stop_profile()))
-            profile = min(samples, key=lambda p: p.device_ms)
+            # the fastest of a few profiled runs
+            profile = min((profiled_run(device, call.run, pad) for _ in range(5)), key=lambda p: p.device_ms)
         finally:
+            pad.free()
             call.free()
         whole = measure(lambda: compiled.run(*leaves, device=device), device.synchronize)
     return resident, whole, len(compiled.ptx.kernels), profile
+
+
+def kernel_profile(fn: Any, args: tuple[Any, ...], **options: Any) -> Profile:
+    """The fastest of a few profiled resident runs of `fn` compiled with `options` (device time
+    by CUDA events only: cheaper than irgrad_timings, for sweeps)."""
+    import irgrad as ig
+    from irgrad.backends.gpu import compile_program
+
+    compiled = compile_program(ig.trace(fn, *args), arch=ARCH, **options)
+    device = compiled.device()
+    with device:
+        import pycuda.driver as cuda
+
+        call = compiled.resident(*ig.tree_leaves(list(args)), device=device)
+        pad = cuda.mem_alloc(QUEUE_AHEAD_BYTES)
+        try:
+            call.run()
+            device.synchronize()
+            samples = [profiled_run(device, call.run, pad) for _ in range(7)]
+        finally:
+            pad.free()
+            call.free()
+    return min(samples, key=lambda p: p.device_ms)
 
 
 def bench_w4(torch: Any, bandwidth: float) -> list[list[str]]:
@@ -142,13 +188,24 @@ def bench_w4(torch: Any, bandwidth: float) -> list[list[str]]:
         tx = torch.from_numpy(x).cuda()
         peer = measure(lambda: torch.tanh(tx) * 0.5 + tx * tx, torch.cuda.synchronize)
     ratio = "n/a" if peer is None else f"{resident.median / peer.median:.2f}"
-    # The points-per-thread sweep (convert-parallel-loops-to-gpu{points-per-thread=k}; the
-    # default, 0, picks 4 for loops of 2^20 points or more): k loads in flight per thread.
+    # The sweep of convert-parallel-loops-to-gpu's options (points-per-thread=k: k loads in
+    # flight per thread; the default, 0, picks 4 for loops of 2^20 points or more; block-size=b),
+    # timed by CUDA events alone; and the same sweep's best for `v * v` (no tanh), which shows
+    # what the tanh's arithmetic costs.
     sweep = []
-    for k in (1, 2, 4, 8):
-        _, _, _, run = irgrad_timings(fn, (x,), points_per_thread=k)
-        bw = nbytes / (run.device_ms * 1e-3)
-        sweep.append(["W4", f"kernel GB/s, {k} points per thread", f"{bw / 1e9:.0f} = {100 * bw / bandwidth:.0f}% of copy ({run.device_ms:.4f} ms)", "", ""])
+    best: tuple[float, int, int] | None = None
+    for b in (128, 256, 512, 1024):
+        cells = []
+        for k in (1, 2, 4, 8):
+            run = kernel_profile(fn, (x,), block_size=b, points_per_thread=k)
+            cells.append(f"k={k} {100 * nbytes / (run.device_ms * 1e-3) / bandwidth:.0f}%")
+            if best is None or run.device_ms < best[0]:
+                best = (run.device_ms, b, k)
+        sweep.append(["W4", f"kernel % of copy, block-size={b}", ", ".join(cells), "", ""])
+    assert best is not None
+    square = kernel_profile(lambda v: v * v, (x,), block_size=best[1], points_per_thread=best[2])
+    sweep.append(["W4", f"best: block-size={best[1]} points-per-thread={best[2]}", f"{best[0]:.4f} ms = {100 * nbytes / (best[0] * 1e-3) / bandwidth:.0f}% of copy", "", ""])
+    sweep.append(["W4", "v * v (no tanh) at the best options", f"{square.device_ms:.4f} ms = {100 * nbytes / (square.device_ms * 1e-3) / bandwidth:.0f}% of copy", "", ""])
     # The same bytes copied, timed as the kernels are (CUDA events): a 64 MiB copy may not
     # reach the 256 MiB copy's rate, so both references are printed.
     same_size = copy_bandwidth_events(wl.W4_SIZE * 4)
@@ -177,16 +234,89 @@ def bench_mlp(spec: wl.MLPSpec, torch: Any) -> list[list[str]]:
         tx, tl = torch.from_numpy(x).cuda(), torch.from_numpy(labels.astype(np.int64)).cuda()
         peer = measure(lambda: torch_step(tp, tx, tl), torch.cuda.synchronize)
     ratio = "n/a" if peer is None else f"{resident.median / peer.median:.2f}"
-    # The same step with one thread per output of every reduction (no chunks): what the split
-    # of few long reductions (the bias gradients) gains on this device.
-    _, _, _, unsplit = irgrad_timings(step, (params, x, labels), split_reductions=False)
     return [
         [spec.id, f"resident step ms ({kernels} kernels)", ms(resident), ms(peer), ratio],
-        [spec.id, "device ms (kernels + cuBLAS, CUDA events)", f"{profile.device_ms:.3f}", "", ""],
-        [spec.id, "device ms without split reductions", f"{unsplit.device_ms:.3f}", "", ""],
-        [spec.id, "slowest (kernel ms)", profile.top(), "", ""],
+        [spec.id, "device ms (kernels + cuBLAS, CUDA events, queued ahead)", f"{profile.device_ms:.3f}", "", ""],
+        [spec.id, "slowest (kernel ms)", profile.top(6), "", ""],
         [spec.id, "call ms (with transfers)", ms(whole), "", ""],
     ]
+
+
+def forced_split(enabled: bool) -> Any:
+    """`compile_program` options for the split-reductions A/B: with `enabled`, every
+    qualifying reduction is split, MIN_SPLIT_TRIPS set aside (the threshold under test);
+    without, none is."""
+    import contextlib
+
+    from irgrad.lowering import gpu_split_reductions
+
+    @contextlib.contextmanager
+    def scope() -> Any:
+        saved = gpu_split_reductions.MIN_SPLIT_TRIPS
+        gpu_split_reductions.MIN_SPLIT_TRIPS = 0 if enabled else saved
+        try:
+            yield {"split_reductions": enabled}
+        finally:
+            gpu_split_reductions.MIN_SPLIT_TRIPS = saved
+
+    return scope()
+
+
+def split_ab(label: str, fn: Any, args: tuple[Any, ...], rounds: int = 6) -> list[list[str]]:
+    """`fn` with every reduction split (MIN_SPLIT_TRIPS set aside) and with none, both resident
+    on one device and measured in alternation (rounds of REPS runs each, so that neither
+    always comes first): the launches the split adds against the device time it saves. The
+    measurement behind MIN_SPLIT_TRIPS (irgrad/lowering/gpu_split_reductions.py)."""
+    import irgrad as ig
+    from irgrad.backends.gpu import compile_program
+
+    leaves = ig.tree_leaves(list(args))
+    variants = {}
+    for split in (True, False):
+        with forced_split(split) as options:
+            variants[split] = compile_program(ig.trace(fn, *args), arch=ARCH, **options)
+    devices = {split: compiled.device() for split, compiled in variants.items()}  # one context
+    medians: dict[bool, list[float]] = {True: [], False: []}
+    device_ms: dict[bool, float] = {}
+    with devices[True]:
+        import pycuda.driver as cuda
+
+        calls = {split: compiled.resident(*leaves, device=devices[split]) for split, compiled in variants.items()}
+        pad = cuda.mem_alloc(QUEUE_AHEAD_BYTES)
+        try:
+            for r in range(rounds):
+                for split in ((True, False) if r % 2 == 0 else (False, True)):
+                    medians[split].append(measure(calls[split].run, devices[split].synchronize).median)
+            for split in (True, False):
+                device_ms[split] = min(profiled_run(devices[split], calls[split].run, pad).device_ms for _ in range(5))
+        finally:
+            pad.free()
+            for call in calls.values():
+                call.free()
+    rows = []
+    for split in (True, False):
+        kernels = len(variants[split].ptx.kernels)
+        samples = ", ".join(f"{t * 1e3:.3f}" for t in medians[split])
+        rows.append([label, f"{'split' if split else 'unsplit'}: {kernels} kernels; device ms {device_ms[split]:.3f}; resident ms per round", samples, "", f"median {np.median(medians[split]) * 1e3:.3f}"])
+    return rows
+
+
+def split_ab_rows() -> list[list[str]]:
+    """The split A/B for W1's and W2's steps (bias gradients of 128 and 512 rows), and for
+    column sums of 2048 columns around the threshold."""
+    import irgrad as ig
+    import mlp
+
+    _, _, step = mlp.irgrad_fns(ig)
+    rows = []
+    for spec in (wl.W1, wl.W2):
+        params, x, labels = wl.mlp_data(spec)
+        rows += split_ab(spec.id, step, (params, x, labels))
+    rng = np.random.default_rng(0)
+    for trips in (512, 2048, 8192, 32768):
+        a = rng.standard_normal((trips, 2048)).astype(np.float32)
+        rows += split_ab(f"column sum {trips}x2048", lambda v: ig.sum(v, axis=0), (a,))
+    return rows
 
 
 def main(argv: list[str]) -> int:
@@ -209,6 +339,9 @@ def main(argv: list[str]) -> int:
     bandwidth = copy_bandwidth()
     print(f"device copy bandwidth: {bandwidth / 1e9:.0f} GB/s (256 MiB device-to-device)")
     rows: list[list[str]] = []
+    if "split-ab" in wanted:  # only the A/B of split reductions: `gpu_workloads.py split-ab`
+        rows += split_ab_rows()
+        wanted = set()
     if "W1" in wanted:
         rows += bench_mlp(wl.W1, torch)
     if "W2" in wanted:

@@ -18,7 +18,8 @@
 #    fresh processes (benchmarks/gpu_check.py: a table, build/gpu_check.json).
 # 5. Times W1, W2 and W4 (benchmarks/gpu_workloads.py: a table, against PyTorch on the same
 #    GPU where torch with CUDA is installed).
-# GPU_CHECK_SKIP_TESTS=1 skips step 3 (a rerun of the checks and timings alone).
+# GPU_CHECK_SKIP_TESTS=1 skips step 3 (a rerun of the checks and timings alone);
+# GPU_CHECK_SETUP_ONLY=1 stops after step 2 (then run benchmarks/gpu_*.py by hand).
 # Exit code: 0 when every check agrees, 1 otherwise, 2 when there is no usable GPU.
 # Budget: 4 minutes on an H200 with ./.whl (2026-11-29: 234 s, 134 of them the pytest step);
 # it must stay under 10.
@@ -91,6 +92,8 @@ print(f"libdevice: {find_libdevice()}")
 from irgrad.backends.gpu.cublas import find_cublas
 print(f"cuBLAS (large matmuls): {find_cublas() or 'NOT FOUND: GEMMs will run on the host (set IRGRAD_CUBLAS)'}")
 EOF
+
+if [ -n "${GPU_CHECK_SETUP_ONLY:-}" ]; then step "setup done"; exit 0; fi
 
 status=0
 if [ -z "${GPU_CHECK_SKIP_TESTS:-}" ]; then

@@ -2,18 +2,18 @@
 parallel, then combined per output, so a column sum uses the whole device.
 
 Stage "loops" runs a linalg reduction whose parallel dimensions are small (a bias gradient:
-2048 columns summed over a batch of 512 rows; 10 logits' columns) as one `scf.parallel` point
+2048 columns summed over a batch of 8192 rows; 10 logits' columns) as one `scf.parallel` point
 per output element, each running the whole reduction `scf.for`:
 
     scf.parallel (%i) = (0) to (2048) step (1) {
       %init = memref.load %out[%i]
-      %r = scf.for %k = %c0 to %c512 step %c1 iter_args(%a = %init) -> (f32) {
+      %r = scf.for %k = %c0 to %c8192 step %c1 iter_args(%a = %init) -> (f32) {
         %x = memref.load %in[%k, %i]    %n = arith.addf %a, %x    scf.yield %n
       }
       memref.store %r, %out[%i]
     }
 
-On a GPU that is 2048 threads (8 blocks: 8 of an H200's 132 SMs busy), each with 512 loads
+On a GPU that is 2048 threads (8 blocks: 8 of an H200's 132 SMs busy), each with 8192 loads
 in a chain; 10 outputs are 10 threads. Split into S chunks of the reduction,
 
     %partial = memref.alloc() : memref<S x 2048 x f32>
@@ -31,7 +31,8 @@ in a chain; 10 outputs are 10 threads. Split into S chunks of the reduction,
     memref.dealloc %partial
 
 S = min(K / MIN_CHUNK, ceil(TARGET_THREADS / P)) for P output points and K iterations, applied
-where S >= 2. The chunk index is the outer dimension, so consecutive threads still read
+where S >= 2 and K >= MIN_SPLIT_TRIPS (2048: a shorter loop costs less than the launch the
+split adds, as measured on an H200). The chunk index is the outer dimension, so consecutive threads still read
 consecutive elements (coalesced), and the partial results are written and read the same way.
 The order of the combination is fixed (chunks in order, each from the combiner's identity),
 so results are reproducible, but it is not the serial order: sums and products round
@@ -100,10 +101,20 @@ def _candidate(parallel: scf.ParallelOp) -> tuple[scf.ForOp, Operation, list[int
     return loop, combiner, sizes, max(0, -(-(ub - lb) // step))
 
 
+MIN_SPLIT_TRIPS = 2048
+"""The shortest reduction that is split. Why: the split costs a kernel launch (its combining
+pass), about 18 us of host time per launch in a host-bound step, while a thread's serial loop
+costs about 6 ns an iteration. Measured on an H200 (2026-11-30, benchmarks/gpu_workloads.py
+split-ab, six alternating rounds): splitting W1's 128-row and W2's 512-row bias gradients
+saved at most 9 us of device time per step and made the resident step 5% (W1, 1.033 against
+0.978 ms) and 2.5% (W2, 1.126 against 1.098 ms) slower. At 2048 iterations the serial loop
+(~12 us) is worth a launch; a column sum over tens of thousands of rows gains far more."""
+
+
 def split_count(points: int, trips: int) -> int:
     """The chunks S a reduction of `trips` iterations at each of `points` outputs is split into
     (1: not split)."""
-    if points <= 0:
+    if points <= 0 or trips < MIN_SPLIT_TRIPS:
         return 1
     return max(1, min(trips // MIN_CHUNK, math.ceil(TARGET_THREADS / points)))
 
@@ -115,6 +126,7 @@ def _split(parallel: scf.ParallelOp, loop: scf.ForOp, combiner: Operation, sizes
     assert lb is not None and ub is not None and step is not None
     trips = -(-(ub - lb) // step)
     chunk = -(-trips // chunks)
+    chunks = -(-trips // chunk)  # no empty chunk: 2100 rows are 124 chunks of 17, not 131
     partial_type = MemRefType(element, [chunks, *sizes])
     alloc = memref.AllocOp([], [], partial_type)
     zero, one, upper_c = _index(0), _index(1), _index(chunks)
@@ -179,4 +191,4 @@ def _ancestors(op: Operation):
         parent = parent.parent_op()
 
 
-__all__ = ["MIN_CHUNK", "TARGET_THREADS", "split_count", "split_parallel_reductions"]
+__all__ = ["MIN_CHUNK", "MIN_SPLIT_TRIPS", "TARGET_THREADS", "split_count", "split_parallel_reductions"]

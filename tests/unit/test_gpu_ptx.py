@@ -248,19 +248,19 @@ def _programs() -> list[tuple[str, Callable[..., Any], tuple[Any, ...]]]:
         ("linalg_grad", ig.grad(linalg_energy, argnums=(0, 1)), (spd, f32(4))),
         ("special_lax_stats_grad", ig.grad(special_energy), (f32(6),)),
         # Few outputs, long reductions: split into chunks (irgrad/lowering/gpu_split_reductions.py;
-        # 300 rows into 18 chunks of 17, the last one short), a bias gradient among them.
+        # 2100 rows into 124 chunks of 17, the last one short), a bias gradient among them.
         ("column_reductions", lambda x: (ig.sum(x, axis=0), ig.max(x, axis=0), ig.min(x, axis=0),
-                                         ig.prod(x[:64] * 0.05 + 1.0, axis=0)), (f32(300, 7),)),
-        ("bias_grad", ig.grad(lambda b, x: ig.sum(ig.tanh(x + b) ** 2)), (f32(5), f32(300, 5))),
+                                         ig.prod(x[:2048] * 0.001 + 1.0, axis=0)), (f32(2100, 3),)),
+        ("bias_grad", ig.grad(lambda b, x: ig.sum(ig.tanh(x + b) ** 2)), (f32(5), f32(2048, 5))),
     ]
 
 
 PROGRAMS = {name: (fn, args) for name, fn, args in _programs()}
 
 
-# The two slowest programs run at one block size only (the small block size is about the
+# The three slowest programs run at one block size only (the small block size is about the
 # launch geometry, which the other programs cover): CI's time budget.
-ONE_BLOCK_SIZE = {"linalg_grad", "special_lax_stats_grad"}
+ONE_BLOCK_SIZE = {"linalg_grad", "special_lax_stats_grad", "column_reductions"}
 
 
 @pytest.mark.parametrize(
@@ -367,6 +367,30 @@ def test_arguments_are_checked() -> None:
         emulate(compiled, np.ones(5, np.float32))
     with pytest.raises(ArgumentError, match="takes 1 argument"):
         emulate(compiled)
+
+
+def test_a_device_runs_only_its_own_programs_kernels() -> None:
+    """Two programs' kernels share names (`f_kernel0`) but not parameters: a launch on the
+    other program's device would pack the wrong arguments or run the wrong code."""
+    import types
+
+    from irgrad.backends.cpu import ArgumentError
+
+    def program(body: str) -> GpuCompiled:
+        return compile_module(op_table.parse(
+            "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+            f"  %y = {body}\n  func.return %y : tensor<4xf32>\n}}\n"
+        ), "f", check_ptx=False)  # fmt: skip
+
+    neg, add = program("nn.neg %x : tensor<4xf32>"), program("nn.add %x, %x : tensor<4xf32>")
+    x = np.arange(4, dtype=np.float32)
+    with pytest.raises(ArgumentError, match="another program's kernels"):
+        neg.run(x, device=EmulatedDevice(add.kernels))
+    np.testing.assert_array_equal(neg.run(x, device=EmulatedDevice(neg.kernels))[0], -x)
+    np.testing.assert_array_equal(neg.function("f", neg.arg_types, neg.result_types).run(x, device=EmulatedDevice(neg.kernels))[0], -x)
+    assert neg.runs_on(types.SimpleNamespace(loaded_ptx=neg.ptx.ptx))
+    assert not neg.runs_on(types.SimpleNamespace(loaded_ptx=add.ptx.ptx))
+    assert not neg.runs_on(object())
 
 
 def test_buffer_pool_reuses_freed_blocks() -> None:

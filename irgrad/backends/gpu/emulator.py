@@ -110,6 +110,8 @@ class EmulatedDevice:
     """The `Device` of the module doc, for the kernels of `kernel_module` (stage "kernels")."""
 
     def __init__(self, kernel_module: gpu.ModuleOp, memory_bytes: int = 1 << 26):
+        self.loaded_kernels = kernel_module
+        """The kernels this device runs (GpuCompiled.runs_on checks it)."""
         self.kernels = {
             op.sym_name.data: op for op in kernel_module.body.block.ops if isinstance(op, gpu.FuncOp)
         }

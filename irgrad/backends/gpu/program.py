@@ -143,6 +143,19 @@ class GpuCompiled:
                 self._device = CudaDevice(self.ptx.ptx, kernel_signatures(self.host))
         return self._device
 
+    def runs_on(self, device: Any) -> bool:
+        """Whether `device` has this program's kernels loaded. A device is made for one
+        program's module (`device()`); another program's kernels may share names with this
+        one's (`step_kernel3`) but not their parameters, so a launch there would pack the
+        wrong arguments, or run the wrong code on this program's buffers."""
+        if device is self._device:
+            return True
+        kernels = getattr(device, "loaded_kernels", None)
+        if kernels is not None:
+            return kernels is self.kernels
+        ptx = getattr(device, "loaded_ptx", None)
+        return ptx is not None and ptx == self.ptx.ptx
+
     def function(
         self, name: str, arg_types: Sequence[Attribute], result_types: Sequence[Attribute]
     ) -> GpuCompiled:
@@ -194,6 +207,11 @@ class ResidentCall:
         if len(args) != len(compiled.arg_types):
             raise ArgumentError(
                 f"@{compiled.entry} takes {len(compiled.arg_types)} argument(s), got {len(args)}"
+            )
+        if not compiled.runs_on(device):
+            raise ArgumentError(
+                f"@{compiled.entry}: the device given has another program's kernels loaded; "
+                "run each program on its own `device()` (or an EmulatedDevice of its kernels)"
             )
         self.compiled = compiled
         self.device = device

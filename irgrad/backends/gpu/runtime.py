@@ -426,6 +426,8 @@ class CudaDevice:
         import pycuda.driver as cuda
 
         self.cuda = cuda
+        self.loaded_ptx = ptx
+        """The PTX whose kernels this device launches (GpuCompiled.runs_on checks it)."""
         self.context = cuda.Device(device_index).retain_primary_context()
         self.context.push()
         try:

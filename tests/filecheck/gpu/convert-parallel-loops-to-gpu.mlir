@@ -85,12 +85,12 @@ func.func @row_sums(%a: memref<1000x3xf32>, %out: memref<1000xf32>) {
 
 // -----
 
-// Few outputs, long reductions (a bias gradient: 2048 column sums over 512 rows): 2048 threads
-// would leave most of the device idle, so each column's loop is split into 32 chunks of 16
+// Few outputs, long reductions (a bias gradient: 2048 column sums over 8192 rows): 2048 threads
+// would leave most of the device idle, so each column's loop is split into 32 chunks of 256
 // rows (32 x 2048 = 65536 threads, the chunk index outermost so that loads stay coalesced),
 // each from the identity -0.0 into a 32 x 2048 buffer; then the original loop adds the 32
 // partial sums, in chunk order, to the loaded initial value. With split-reductions=false one
-// thread runs each column's 512 rows.
+// thread runs each column's 8192 rows.
 
 // CHECK-LABEL: func.func @column_sums
 // CHECK:       %[[PARTIAL:.*]] = memref.alloc() : memref<32x2048xf32>
@@ -113,8 +113,38 @@ func.func @row_sums(%a: memref<1000x3xf32>, %out: memref<1000xf32>) {
 // NOSPLIT:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
 // NOSPLIT-NOT:   "gpu.launch"
 // NOSPLIT-NOT:   memref.dealloc
-// NOSPLIT:       func.func @total
-func.func @column_sums(%a: memref<512x2048xf32>, %out: memref<2048xf32>) {
+// NOSPLIT:       func.func @short_column_sums
+func.func @column_sums(%a: memref<8192x2048xf32>, %out: memref<2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8192 = arith.constant 8192 : index
+  %c2048 = arith.constant 2048 : index
+  "scf.parallel"(%c0, %c2048, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %init = memref.load %out[%i] : memref<2048xf32>
+    %s = scf.for %k = %c0 to %c8192 step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %a[%k, %i] : memref<8192x2048xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %s, %out[%i] : memref<2048xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// The same over 512 rows (W2's bias gradient) is not split: below MIN_SPLIT_TRIPS (2048
+// iterations) the serial loop costs less than the kernel launch a split adds.
+
+// CHECK-LABEL: func.func @short_column_sums
+// CHECK-NOT:   memref.alloc
+// CHECK:       %[[GRID:.*]] = arith.constant 8 : index
+// CHECK:       "gpu.launch"(%[[GRID]],
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK-NOT:   "gpu.launch"
+func.func @short_column_sums(%a: memref<512x2048xf32>, %out: memref<2048xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c512 = arith.constant 512 : index
