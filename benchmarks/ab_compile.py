@@ -7,14 +7,15 @@ the two trees (base first on odd pairs), and the summary is the median of each s
 median of the per-pair ratios, which the phase changes affect least.
 
 Measurements:
-  import        seconds of `import irgrad`
+  import        seconds of `import irgrad` and its API (loaded on first use since 2026-11-30)
+  opt           `irgrad-opt -p convert-nn-to-linalg examples/mlp.mlir`, in-process from start
   w6            `import irgrad` + the first call of W1's training step (ig.jit, no disk cache)
   disk          the first call of W1's training step after `import irgrad`, a disk-cache hit
                 (the cache filled by an earlier run of the same tree)
   transformer   the Python passes of examples/transformer.py's training step (best of 2, after
                 one warm-up lowering in the same process)
 
-Run: .venv/bin/python benchmarks/ab_compile.py BASE_COMMIT [import w6 disk transformer] [--pairs N]
+Run: .venv/bin/python benchmarks/ab_compile.py BASE_COMMIT [import opt w6 disk transformer] [--pairs N]
 The base commit is checked out in a temporary git worktree, removed afterwards. Both trees
 are compiled to bytecode first (PYTHONDONTWRITEBYTECODE is lifted for these processes): before
 2026-11-30's evening, the base was imported from source every time, which inflated its import
@@ -38,6 +39,19 @@ SNIPPETS = {
 import time
 t = time.perf_counter()
 import irgrad
+irgrad.jit  # the API, loaded on first use since 2026-11-30 (part of the import before)
+print(time.perf_counter() - t)
+""",
+    "opt": """
+import contextlib, io, sys, time
+t = time.perf_counter()
+sys.argv = ["irgrad-opt", "-p", "convert-nn-to-linalg", {mlir!r}]
+from irgrad.driver.opt import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit:
+        pass
 print(time.perf_counter() - t)
 """,
     "w6": """
@@ -58,6 +72,7 @@ os.environ["IRGRAD_CACHE_DIR"] = {cache!r}
 import workloads as wl, mlp
 params, x, labels = wl.mlp_data(wl.W1)
 import irgrad as ig
+ig.jit  # the API, loaded on first use since 2026-11-30: not part of the first call
 t = time.perf_counter()
 ig.jit(mlp.irgrad_fns(ig)[2], backend="cpu")(params, x, labels)
 print(time.perf_counter() - t)
@@ -116,7 +131,7 @@ def run(tree: str | None, code: str) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("base", help="the commit to compare with")
-    parser.add_argument("what", nargs="*", default=["import", "w6", "disk", "transformer"], choices=sorted(SNIPPETS))
+    parser.add_argument("what", nargs="*", default=["import", "opt", "w6", "disk", "transformer"], choices=sorted(SNIPPETS))
     parser.add_argument("--pairs", type=int, default=8)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
@@ -127,7 +142,8 @@ def main() -> int:
                 compile_bytecode(tree)
             for what in args.what:
                 code = SNIPPETS[what].format(
-                    bench=HERE, example=os.path.join(ROOT, "examples", "transformer.py"), cache=os.path.join(scratch, "cache")
+                    bench=HERE, example=os.path.join(ROOT, "examples", "transformer.py"), cache=os.path.join(scratch, "cache"),
+                    mlir=os.path.join(ROOT, "examples", "mlp.mlir"),
                 )
                 for tree in (base, None):  # bytecode compiled (and the disk cache filled) outside the timings
                     run(tree, code)

@@ -43,7 +43,6 @@ from irgrad.diagnostics import (
     verify_module,
 )
 from irgrad.driver import registry
-from irgrad.driver.numeric_check import NumericChecker
 
 TOOL = "irgrad-opt"
 TRACEBACK_ENV = "IRGRAD_TRACEBACK"
@@ -130,7 +129,11 @@ class IrgradOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         """Build the `-p` pipeline; verify with locations after parsing and every pass."""
         start = time.perf_counter()
-        checker = NumericChecker() if self.args.verify_each == "numeric" else None
+        checker = None
+        if self.args.verify_each == "numeric":
+            from irgrad.driver.numeric_check import NumericChecker  # numpy and the interpreter
+
+            checker = NumericChecker()
 
         def callback(
             previous: ModulePass | None, module: ModuleOp, next_: ModulePass | None

@@ -1,0 +1,268 @@
+"""The Python model-building API, which `import irgrad as ig` exposes as `ig.*`.
+
+It lives here rather than in irgrad/__init__.py so that importing any part of irgrad (the
+command-line tools import irgrad.driver, which imports the package first) does not load it:
+irgrad/__init__.py loads this module on the first `ig.<name>` that it lacks, and so does the
+first import of any irgrad.frontend module (irgrad/frontend/__init__.py: a Tracer has its
+operators only once tensor_methods is installed, below). Its last step copies its public
+names into the package.
+"""
+
+import irgrad.xdsl_lazy_formats  # noqa: F401  (first: before any xDSL dialect is defined)
+from irgrad.frontend import tensor_methods as _tensor_methods
+from irgrad.frontend.bitwise_api import (
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    invert,
+    left_shift,
+    right_shift,
+)
+from irgrad.frontend.check_grads import GradientCheckError, check_grads
+from irgrad.frontend.debugging import debug_nans
+from irgrad.diagnostics import NaNError
+from irgrad.frontend.control_flow import cond, fori_loop, scan, while_loop
+from irgrad.frontend.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
+from irgrad.frontend.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError
+from irgrad.frontend.indexing import getitem as _getitem
+from irgrad.frontend.jit import jit
+from irgrad.frontend.numerics_api import all, any, argmax, argmin, clip, isfinite, isinf, isnan, std, var
+from irgrad.frontend.nn_api import conv2d, log_softmax, logsumexp, max_pool2d, one_hot, softmax
+from irgrad.frontend.numpy_api import (
+    abs,
+    absolute,
+    add,
+    amax,
+    amin,
+    arange,
+    astype,
+    cos,
+    divide,
+    dot,
+    equal,
+    erf,
+    exp,
+    floor,
+    floor_divide,
+    mod,
+    remainder,
+    full,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_not,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    ones,
+    ones_like,
+    power,
+    relu,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    sum,
+    tanh,
+    true_divide,
+    where,
+    zeros,
+    zeros_like,
+)
+from irgrad.frontend.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from irgrad.frontend.shape_api import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    pad,
+    reshape,
+    squeeze,
+    stack,
+    swapaxes,
+    take,
+    take_along_axis,
+    transpose,
+)
+from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, trace
+from irgrad.frontend.transforms import (
+    checkpoint,
+    custom_jvp,
+    custom_vjp,
+    eval_shape,
+    grad,
+    jvp,
+    linearize,
+    remat,
+    stop_gradient,
+    value_and_grad,
+    vjp,
+)
+from irgrad.frontend.vmap import vmap
+from irgrad.frontend.jacobians import hessian, jacfwd, jacobian, jacrev
+from irgrad.frontend.einsum import einsum
+from irgrad.frontend.activations import (
+    celu,
+    dot_product_attention,
+    elu,
+    expm1,
+    gelu,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    leaky_relu,
+    log_sigmoid,
+    mish,
+    relu6,
+    selu,
+    silu,
+    soft_sign,
+    softplus,
+    standardize,
+    swish,
+)
+
+from irgrad.frontend import linalg
+from irgrad.frontend.numpy_math import (
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    around,
+    cbrt,
+    ceil,
+    copysign,
+    cosh,
+    deg2rad,
+    degrees,
+    divmod,
+    exp2,
+    fabs,
+    float_power,
+    fmax,
+    fmin,
+    fmod,
+    frexp,
+    gcd,
+    heaviside,
+    hypot,
+    isneginf,
+    isposinf,
+    lcm,
+    ldexp,
+    log10,
+    log2,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_or,
+    logical_xor,
+    nan_to_num,
+    positive,
+    rad2deg,
+    radians,
+    reciprocal,
+    rint,
+    round,
+    signbit,
+    sinc,
+    sinh,
+    tan,
+    trunc,
+)
+from irgrad.frontend.numpy_arrays import (
+    array_split,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    column_stack,
+    cross,
+    diag,
+    diagonal,
+    dstack,
+    empty,
+    empty_like,
+    eye,
+    flip,
+    full_like,
+    hstack,
+    identity,
+    inner,
+    kron,
+    linspace,
+    meshgrid,
+    moveaxis,
+    outer,
+    ravel,
+    repeat,
+    roll,
+    split,
+    tensordot,
+    tile,
+    tri,
+    tril,
+    triu,
+    vdot,
+    vstack,
+)
+from irgrad.frontend.numpy_reductions import (
+    allclose,
+    argsort,
+    array_equal,
+    average,
+    corrcoef,
+    count_nonzero,
+    cov,
+    cumprod,
+    cumsum,
+    interp,
+    isclose,
+    median,
+    prod,
+    searchsorted,
+    sort,
+)
+
+from irgrad.frontend.numpy_stats import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.frontend.numpy_more import *  # noqa: E402, F403
+from irgrad.frontend.lax_api import *  # noqa: E402, F403
+from irgrad.frontend import special  # noqa: E402  (ig.special, as jax.scipy.special)
+
+_tensor_methods.install()
+del _getitem
+
+from irgrad import layers, losses, mixed_precision, optim  # noqa: E402  (they use the API above)
+from irgrad import random  # noqa: E402  (ig.random, built on the API above)
+from irgrad import nn  # noqa: E402  (ig.nn, as jax.nn: activations, softmax, one_hot, attention)
+from irgrad import debug  # noqa: E402  (ig.debug.print, as jax.debug.print)
+from irgrad import lax  # noqa: E402  (ig.lax, as jax.lax)
+
+
+def _export() -> None:
+    """This module's public names as attributes of the package: `ig.<name>`."""
+    import irgrad
+
+    namespace = vars(irgrad)
+    for name, value in list(globals().items()):
+        if not name.startswith("_") and value is not irgrad:
+            namespace[name] = value
+
+
+_export()
