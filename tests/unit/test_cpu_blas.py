@@ -291,3 +291,32 @@ def test_half_precision_matmul_widens_to_an_f32_gemm(dtype):
     e = expected.astype(np.float64)
     ulp = 2.0 ** (np.floor(np.log2(np.maximum(np.abs(e), 1e-3))) - mantissa)
     assert np.all(np.abs(got.astype(np.float64) - e) <= ulp)
+
+
+@pytest.mark.parametrize("beta", [0.0, -2.0])
+def test_sgemm_a_bt_with_a_long_k_through_the_swapped_product(beta):
+    """f32 C = A @ B^T with m < n and a long k (a weight gradient's shape) is computed by the
+    shim as C^T = B @ A^T into a temporary, then transposed into C (irgrad/backends/cpu/blas.py,
+    _SWAP_NT): strided operands, alpha, beta, and C not read when beta is 0."""
+    import ctypes
+
+    import llvmlite.binding as llvm
+
+    from irgrad.backends.cpu.blas import install_blas
+
+    install_blas()
+    i64, f32, ptr = ctypes.c_int64, ctypes.c_float, ctypes.c_void_p
+    sgemm = ctypes.CFUNCTYPE(None, i64, i64, i64, i64, i64, f32, ptr, i64, ptr, i64, f32, ptr, i64)(
+        llvm.address_of_symbol("irgrad_blas_sgemm")
+    )
+    m, n, k = 8, 72, 32768  # k >= 4n and m*n*k >= 2^24: the swapped product
+    a_full, b_full = random((m, k + 3), np.float32), random((n, k + 5), np.float32)
+    c_full = random((m, n + 7), np.float32)
+    a, b, c0 = a_full[:, :k], b_full[:, :k], c_full[:, :n].copy()
+    if beta == 0.0:
+        c_full[:, :n] = np.nan
+    sgemm(0, 1, m, n, k, 0.5, a_full.ctypes.data, k + 3, b_full.ctypes.data, k + 5, beta,
+          c_full.ctypes.data, n + 7)  # fmt: skip
+    expected = 0.5 * (a.astype(np.float64) @ b.T.astype(np.float64)) + (beta * c0 if beta else 0.0)
+    assert_close(expected.astype(np.float32), c_full[:, :n], normwise=True, what="C")
+    assert not np.isnan(c_full[:, n:]).any()
