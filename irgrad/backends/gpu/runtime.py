@@ -74,7 +74,11 @@ def element_bytes(t: MemRefType) -> int:
 
 
 class Device(Protocol):
-    """What host code needs of a GPU (addresses are ints)."""
+    """What host code needs of a GPU (addresses are ints). A device made for one program's
+    kernels says which, as `loaded_ptx` (the PTX text, CudaDevice) or `loaded_kernels` (the
+    gpu.module, EmulatedDevice), so that another program is not run on it
+    (GpuCompiled.runs_on); a device with neither (a test's stand-in that launches nothing)
+    is trusted."""
 
     def alloc(self, nbytes: int) -> int: ...
     def free(self, pointer: int) -> None: ...
