@@ -175,7 +175,9 @@ library:
 }}
 """
 
-_LIBRARY_CALL = """
+# The library branch: the arguments cast to the library's integers, then (sgemm: the swapped
+# product below, when it applies) the call.
+_LIBRARY_ARGS = """
   %tra = select i1 %ta1, i32 {trans}, i32 {no_trans}
   %trb = select i1 %tb1, i32 {trans}, i32 {no_trans}
   %im = {cast} i64 %m to {I}
@@ -183,7 +185,8 @@ _LIBRARY_CALL = """
   %ik = {cast} i64 %k to {I}
   %ilda = {cast} i64 %lda to {I}
   %ildb = {cast} i64 %ldb to {I}
-  %ildc = {cast} i64 %ldc to {I}
+  %ildc = {cast} i64 %ldc to {I}"""
+_LIBRARY_CALL = """
   call void @_irgrad_rt_cblas_{p}gemm(i32 {row_major}, i32 %tra, i32 %trb, {I} %im, {I} %in, {I} %ik,
         {T} %alpha, ptr %a, {I} %ilda, ptr %b, {I} %ildb, {T} %beta, ptr %c, {I} %ildc)"""
 
@@ -339,11 +342,9 @@ def _shim_ir(bits: int | None) -> str:
                 f"{ity}, ptr, {ity}, {t}, ptr, {ity})"
             )
             enums = {"trans": CBLAS_TRANS, "no_trans": CBLAS_NO_TRANS, "row_major": CBLAS_ROW_MAJOR}
-            casts, call = _LIBRARY_CALL.format(
-                p=p, T=t, I=ity, cast="trunc" if bits < 64 else "bitcast", **enums
-            ).split("\n  call ", 1)
-            swap = _SWAP_NT.format(I=ity, **enums) if p == "s" else ""
-            library_call = f"{casts}{swap}\n  call {call}"
+            fields = {"p": p, "T": t, "I": ity, "cast": "trunc" if bits < 64 else "bitcast", **enums}
+            swap = _SWAP_NT.format(**fields) if p == "s" else ""
+            library_call = _LIBRARY_ARGS.format(**fields) + swap + _LIBRARY_CALL.format(**fields)
             no_library = "false"
         int_max = (1 << (bits - 1)) - 1 if bits else (1 << 62)
         parts.append(
