@@ -11,7 +11,9 @@ __version__ = "0.1.0"
 
 import importlib
 
-import irgrad.xdsl_lazy_formats  # noqa: F401  (first: before any xDSL dialect is defined)
+from irgrad import xdsl_patches
+
+xdsl_patches.apply_all()  # first: before any of irgrad's dialects is defined
 
 # The API (irgrad/api.py) is loaded on first use, not here: the command-line tools import
 # this package for its dialects and passes alone (irgrad-opt on examples/mlp.mlir, in-process:
@@ -49,6 +51,6 @@ def __dir__() -> list[str]:
     return sorted(globals())
 
 
-_PACKAGE_INTERNALS = {"api", "xdsl_lazy_formats"}
+_PACKAGE_INTERNALS = {"api", "versions", "xdsl_patches"}
 _MISSING = object()
 _PACKAGE = importlib.import_module(__name__)

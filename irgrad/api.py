@@ -8,7 +8,6 @@ operators only once tensor_methods is installed, below). Its last step copies it
 names into the package.
 """
 
-import irgrad.xdsl_lazy_formats  # noqa: F401  (first: before any xDSL dialect is defined)
 from irgrad.frontend import tensor_methods as _tensor_methods
 from irgrad.frontend.bitwise_api import (
     bitwise_and,

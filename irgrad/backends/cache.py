@@ -21,7 +21,8 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from types import ModuleType
+
+from irgrad.versions import installed_version
 
 OFF = "off"
 
@@ -86,18 +87,6 @@ def _python_files(root: str, prefix: str = "") -> list[tuple[str, str, int, int]
     return found
 
 
-def _installed_version(module: ModuleType) -> str:
-    """The version of an installed package, from the name of the `.dist-info` folder beside
-    it: what importlib.metadata reads, without the 15 ms its import costs on every disk-cache
-    hit (xDSL's `__version__` is lazy and imports it). Elsewhere (an editable or odd
-    install), the package's own `__version__`."""
-    package = Path(module.__file__ or "").parent
-    found = list(package.parent.glob(f"{package.name}-*.dist-info"))
-    if len(found) == 1:
-        return found[0].name[len(package.name) + 1 : -len(".dist-info")]
-    return str(module.__version__)
-
-
 _VERSIONS: str | None = None
 
 
@@ -111,8 +100,8 @@ def _versions() -> str:
         from irgrad import __version__
 
         _VERSIONS = (
-            f"irgrad={__version__}+{_source_digest()};xdsl={_installed_version(xdsl)};"
-            f"llvmlite={_installed_version(llvmlite)}"
+            f"irgrad={__version__}+{_source_digest()};xdsl={installed_version(xdsl)};"
+            f"llvmlite={installed_version(llvmlite)}"
         )
     return _VERSIONS
 

@@ -59,7 +59,6 @@ from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
-import irgrad.xdsl_fixes  # noqa: F401  (hex float literals in dense attributes)
 from xdsl.utils.lexer import Position
 
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)

@@ -407,7 +407,7 @@ class Program:
 
     def cache_text(self) -> str:
         """The module in MLIR's generic form, the text disk-cache keys hash: complete, and
-        printed without compiling any op's assembly format (irgrad.xdsl_lazy_formats), which
+        printed without compiling any op's assembly format (irgrad.xdsl_patches.lazy_assembly_formats), which
         would double the printing's cost on a disk-cache hit that never shows the text."""
         out = StringIO()
         Printer(stream=out, print_generic_format=True).print_op(self.module)

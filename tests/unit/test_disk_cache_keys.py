@@ -28,11 +28,12 @@ import irgrad as ig
 from irgrad.backends import cache
 from irgrad.backends.cpu import runtime_objects
 from irgrad.driver.registry import make_context
+from irgrad.versions import installed_version
 
 
 @pytest.mark.parametrize("module", [xdsl, llvmlite], ids=["xdsl", "llvmlite"])
 def test_installed_version_is_what_importlib_metadata_reads(module):
-    assert cache._installed_version(module) == importlib.metadata.version(module.__name__)
+    assert installed_version(module) == importlib.metadata.version(module.__name__)
 
 
 def test_installed_version_falls_back_to_the_module_attribute(tmp_path):
@@ -42,7 +43,7 @@ def test_installed_version_falls_back_to_the_module_attribute(tmp_path):
     module = types.ModuleType("lonely")
     module.__file__ = str(package / "__init__.py")
     module.__version__ = "3.1.4"
-    assert cache._installed_version(module) == "3.1.4"
+    assert installed_version(module) == "3.1.4"
 
 
 def write_tree(root, files):

@@ -1066,13 +1066,13 @@ def test_parse_errors_point_at_the_culprit(text: str, culprit: str, message: str
 
 
 def test_every_assembly_format_of_irgrad_and_xdsl_dialects_compiles() -> None:
-    """Formats compile on first use (irgrad/xdsl_lazy_formats.py), so a broken one would only
+    """Formats compile on first use (irgrad/xdsl_patches/lazy_assembly_formats.py), so a broken one would only
     surface when its op is parsed or printed: compile all of them here, irgrad's and those of
     the xDSL dialects the pipelines use."""
     from xdsl.dialects import arith, cf, func, linalg, llvm, math, memref, scf, tensor
 
     from irgrad.dialects import autodiff, blas, debug, index, nn, shard
-    from irgrad.xdsl_lazy_formats import compiled_format
+    from irgrad.xdsl_patches.lazy_assembly_formats import compiled_format
 
     dialects = [nn.NN, autodiff.Autodiff, blas.BLAS, debug.Debug, index.Index, shard.Shard]
     dialects += [arith.Arith, cf.Cf, func.Func, linalg.Linalg, llvm.LLVM, math.Math, memref.MemRef, scf.Scf, tensor.Tensor]

@@ -24,9 +24,9 @@ from xdsl.ir import Attribute, Operation
 
 from irgrad.diagnostics import IrgradError
 from irgrad.lowering.contracts import assert_stage_llvm
-from irgrad.xdsl_fixes import fix_llvm_translation
+from irgrad.xdsl_patches import llvm_call_intrinsic
 
-fix_llvm_translation()  # intrinsics take opaque pointers
+llvm_call_intrinsic.apply()  # intrinsics take opaque pointers
 
 BYTES_INITIALIZER_THRESHOLD = 256
 """Globals with more elements than this get a byte-string initializer."""

@@ -2,24 +2,24 @@
 when its class is defined.
 
 xDSL 0.75 compiles `assembly_format` strings into format programs inside
-`irdl_op_definition`, so importing a dialect pays for every op's format: about a sixth of
-`import irgrad` (nn, arith, tensor, ...) and as much again when the first `ig.jit` call
-imports the lowering's dialects (llvm, linalg, memref, math), for ops most programs never
-print. Here the format is compiled on the op's first `parse` or `print` and kept. A format
-with an error is reported there, with the error xDSL raises at definition time;
-tests/unit/test_nn_dialect.py compiles the format of every op irgrad defines, so such an
-error still fails the test suite.
+`irdl_op_definition`, so importing a dialect pays for every op's format (a sixth of
+`import irgrad`, and as much again for the lowering's dialects), for ops most programs never
+print. Here the format is compiled on the op's first `parse` or `print` and kept; a format
+with an error is reported there, with the error xDSL raises at definition time
+(tests/unit/dialects/test_nn_dialect.py compiles every format irgrad defines). Upstream: not
+reported (a performance change, not a bug).
 
-Imported first by `irgrad/__init__.py`, before any xDSL dialect: ops defined earlier (xDSL's
-builtin dialect, when a user imports it before irgrad) keep xDSL's eager compilation.
+Applied first of all patches, before any dialect of irgrad's is defined: ops defined earlier
+(xDSL's builtin dialect) keep xDSL's eager compilation.
 """
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from xdsl.irdl import operations
+
+from irgrad.xdsl_patches.patching import require_source
 
 _original = operations.get_accessors_from_op_def
 
@@ -67,15 +67,14 @@ def _lazy_accessors(op_def: operations.OpDef, custom_verify: Any | None) -> dict
     return new_attrs
 
 
-def install() -> None:
+def apply() -> None:
     """Make IRDL op definitions from now on compile their assembly format lazily (idempotent)."""
     if operations.get_accessors_from_op_def is _lazy_accessors:
         return
-    source = inspect.getsource(_original)
-    assert "FormatProgram.from_str(op_def.assembly_format, op_def)" in source and 'new_attrs["print"]' in source, (
-        "xDSL's get_accessors_from_op_def changed: review irgrad/xdsl_lazy_formats.py"
+    require_source(
+        _original,
+        "FormatProgram.from_str(op_def.assembly_format, op_def)",
+        'new_attrs["print"]',
+        patch="lazy_assembly_formats",
     )
     operations.get_accessors_from_op_def = _lazy_accessors  # type: ignore[assignment]
-
-
-install()

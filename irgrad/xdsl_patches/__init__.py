@@ -1,0 +1,46 @@
+"""Every change irgrad makes to xDSL's behaviour, in one place: a module per patch.
+
+Each patch names the xDSL bug or cost it works around (and the upstream issue where there is
+one), checks that the code it replaces is still the code it was written for, and is tested in
+tests/unit/xdsl_patches/. `import irgrad` applies them (`apply_all`), after checking that the
+installed xDSL is the release they were written for: an upgrade fails loudly here rather than
+patching code that has moved. The patch of xDSL's LLVM backend is applied where irgrad first
+imports that backend (`llvm_call_intrinsic.apply`).
+"""
+
+from __future__ import annotations
+
+import xdsl
+
+from irgrad.versions import XDSL_VERSION, installed_version
+from irgrad.xdsl_patches import lazy_assembly_formats
+
+
+class XdslVersionError(ImportError):
+    """The installed xDSL is not the release irgrad's patches were written for."""
+
+
+def check_version() -> None:
+    """Raise XdslVersionError unless xDSL is the pinned release."""
+    found = installed_version(xdsl)
+    if found != XDSL_VERSION:
+        raise XdslVersionError(
+            f"irgrad needs xdsl=={XDSL_VERSION} (its patches in irgrad/xdsl_patches/ are written "
+            f"for that release), found {found}: pip install 'xdsl=={XDSL_VERSION}'"
+        )
+
+
+def apply_all() -> None:
+    """Check the version, then apply every patch that does not wait for a lazily imported
+    part of xDSL (idempotent). Assembly formats first: before any dialect is defined."""
+    check_version()
+    lazy_assembly_formats.apply()
+    from irgrad.xdsl_patches import (
+        block_split_before,
+        dense_array_values,
+        dense_hex_floats,
+        isa_constraint_cache,
+    )
+
+    for patch in (dense_hex_floats, block_split_before, dense_array_values, isa_constraint_cache):
+        patch.apply()
