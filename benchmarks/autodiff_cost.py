@@ -18,14 +18,14 @@ import numpy as np
 
 import irgrad as ig
 from irgrad.analysis.cost import function_cost
-from irgrad.driver import registry
+from irgrad import context, registry
 
 PIPELINE = "autodiff,canonicalize,cse,dce"
 
 
 def optimized(program: ig.Program, spec: str = PIPELINE):
     module = program.module.clone()
-    registry.build_pipeline(spec).apply(registry.make_context(), module)
+    registry.build_pipeline(spec).apply(context.make_context(), module)
     return module
 
 
@@ -105,7 +105,7 @@ def pass_speed() -> None:
     for _ in range(3):
         module = program.module.clone()
         start = time.perf_counter()
-        registry.build_pipeline("autodiff").apply(registry.make_context(), module)
+        registry.build_pipeline("autodiff").apply(context.make_context(), module)
         times.append(time.perf_counter() - start)
     out = op_count(module)
     print(f"\nautodiff pass on a 100-layer MLP ({ops} ops in, {out} out): "

@@ -130,7 +130,7 @@ def check_programs(table: Table, arch: str) -> None:
     from irgrad.backends.gpu import compile_module, compile_program
     from irgrad.backends.interpreter import run_function
     from irgrad.diagnostics import parse_module
-    from irgrad.driver.registry import make_context
+    from irgrad.context import make_context
 
     for name, (fn, args) in gpu_tests.PROGRAMS.items():
         start = time.perf_counter()

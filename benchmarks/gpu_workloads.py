@@ -248,7 +248,7 @@ def forced_split(enabled: bool) -> Any:
     without, none is."""
     import contextlib
 
-    from irgrad.lowering import gpu_split_reductions
+    from irgrad.lowering.gpu import split_reductions as gpu_split_reductions
 
     @contextlib.contextmanager
     def scope() -> Any:
@@ -266,7 +266,7 @@ def split_ab(label: str, fn: Any, args: tuple[Any, ...], rounds: int = 6) -> lis
     """`fn` with every reduction split (MIN_SPLIT_TRIPS set aside) and with none, both resident
     on one device and measured in alternation (rounds of REPS runs each, so that neither
     always comes first): the launches the split adds against the device time it saves. The
-    measurement behind MIN_SPLIT_TRIPS (irgrad/lowering/gpu_split_reductions.py)."""
+    measurement behind MIN_SPLIT_TRIPS (irgrad/lowering/gpu/split_reductions.py)."""
     import irgrad as ig
     from irgrad.backends.gpu import compile_program
 

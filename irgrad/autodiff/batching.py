@@ -52,7 +52,7 @@ from irgrad.autodiff.errors import AutodiffError
 from irgrad.autodiff.registry import BATCH_RULES, NOT_SUPPORTED_YET
 
 if TYPE_CHECKING:
-    from irgrad.autodiff.transform import Deriver
+    from irgrad.autodiff.autodiff import Deriver
 
 Batched = tuple[SSAValue, bool]
 """A value of the batched function, and whether it carries the batch (at dimension 0)."""

@@ -43,7 +43,7 @@ from irgrad.dialects import nn
 from irgrad.dialects.autodiff import is_differentiable_type
 
 if TYPE_CHECKING:
-    from irgrad.autodiff.transform import Deriver
+    from irgrad.autodiff.autodiff import Deriver
 
 Value = SSAValue
 

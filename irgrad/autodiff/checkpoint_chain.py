@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
 
 from irgrad.autodiff.activity import used_values
+from irgrad.diagnostics import PassError
 from irgrad.dialects import autodiff as ad
 from irgrad.dialects import nn
 
@@ -53,6 +54,8 @@ class CheckpointChainPass(ModulePass):
     segments: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.segments < 0:
+            raise PassError(f"checkpoint-chain: segments={self.segments}: must be 0 (the square root) or more")
         for function in _reverse_mode_targets(op):
             split_into_segments(function, self.segments)
 

@@ -23,7 +23,7 @@ from irgrad.autodiff.registry import JVP_RULES
 from irgrad.autodiff.support import check_body, require_rule
 
 if TYPE_CHECKING:
-    from irgrad.autodiff.transform import Deriver
+    from irgrad.autodiff.autodiff import Deriver
 
 
 def build_jvp(

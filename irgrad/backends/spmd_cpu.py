@@ -138,7 +138,8 @@ class SpmdProgram:
 
     def __init__(self, module: ModuleOp, entry: str, grid: Sequence[int]):
         from irgrad.backends.cpu import compile_module
-        from irgrad.lowering.pipelines import cpu_steps, run_pipeline
+        from irgrad.pipelines import cpu_steps
+        from irgrad.registry import run_pipeline
 
         self.grid = _check_grid_shape(grid)
         fn = next((op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry), None)

@@ -1,6 +1,6 @@
 """The `blas` dialect: calls into an optimized BLAS (and LAPACK) on buffers, one op per routine.
 
-Pipeline position: `convert-linalg-to-blas` (irgrad/lowering/linalg_to_blas.py) turns large
+Pipeline position: `convert-linalg-to-blas` (irgrad/lowering/loops/linalg_to_blas.py) turns large
 `linalg.matmul`s on memrefs into `blas.gemm` after bufferization; `convert-blas-to-llvm`
 turns each into a call of the runtime's `irgrad_blas_sgemm`/`irgrad_blas_dgemm`, which the
 CPU runtime (irgrad/backends/cpu/blas.py) binds to the BLAS numpy itself uses (OpenBLAS in
@@ -18,7 +18,7 @@ IREE's microkernels) with the contract spelled out as an op.
 memref is 2-D, f32 or f64 (all the same), with static shapes and unit stride in the last
 dimension (the leading dimension is the first stride, as for a row-major BLAS call).
 
-The factorizations `convert-factorizations-to-lapack` (irgrad/lowering/factorizations_to_lapack.py)
+The factorizations `convert-factorizations-to-lapack` (irgrad/lowering/loops/factorizations_to_lapack.py)
 calls in place of the loops of `nn.cholesky`, `nn.triangular_solve` and `nn.lu`, each on one
 2-D matrix (a batch is an scf.for around them), with exactly those ops' semantics:
 

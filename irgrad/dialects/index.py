@@ -15,7 +15,7 @@ Semantics are MLIR's: the ops compute on the target's index width (64 bits for i
 backend), read their operands as signed or unsigned as the op's name says (`s`/`u`), and
 wrap. Division by zero, signed division overflow (INT_MIN / -1) and a shift by the bit width
 or more are undefined; the reference interpreter raises on them and `convert-index-to-llvm`
-makes them not trap (irgrad/lowering/index_to_llvm.py). `casts`/`castu` convert between
+makes them not trap (irgrad/lowering/llvm/index_to_llvm.py). `casts`/`castu` convert between
 `index` and a signless integer type: exactly one side is `index`.
 """
 

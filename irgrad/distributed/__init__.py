@@ -12,7 +12,7 @@ shard dialect.
     step(x) is x                                             # eagerly: the global value
 
 Modules: placements.py (Mesh, Shard / Replicate / Partial, their shard-dialect `Sharding`),
-irgrad/transforms/shard_reshard.py (which collective moves which mesh axis; shared with shard-partition), dtensor.py (DTensor: every device's
+irgrad/transforms/shard/reshard.py (which collective moves which mesh axis; shared with shard-partition), dtensor.py (DTensor: every device's
 array, redistributed with the interpreter's collectives, communication recorded),
 constraint.py (with_sharding_constraint: identity eagerly, `shard.shard` under tracing),
 irgrad/frontend/distributed_jit.py (`jit`: trace, differentiate, partition with
@@ -32,7 +32,7 @@ from irgrad.distributed.placements import (
     placements_to_sharding,
     sharding_to_placements,
 )
-from irgrad.transforms.shard_reshard import Step, plan_redistribute
+from irgrad.transforms.shard.reshard import Step, plan_redistribute
 
 if TYPE_CHECKING:
     from irgrad.distributed.dtensor import Comm, DTensor, distribute_tensor, identity_of, record_comms

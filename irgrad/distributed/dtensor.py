@@ -27,7 +27,7 @@ from irgrad.distributed.placements import (
     normalize_placements,
     placements_to_sharding,
 )
-from irgrad.transforms.shard_reshard import Step, plan_redistribute
+from irgrad.transforms.shard.reshard import Step, plan_redistribute
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ class DTensor:
 
     def redistribute(self, placements: Sequence[Placement]) -> DTensor:
         """The same global tensor with other placements, moved by collectives (see
-        irgrad/transforms/shard_reshard.py for the choice); their record is the result's `comms`."""
+        irgrad/transforms/shard/reshard.py for the choice); their record is the result's `comms`."""
         placements = normalize_placements(placements, self.ndim, self.mesh, self.shape)
         check_divisible(placements, self.mesh, self.shape)
         target = placements_to_sharding(placements, self.ndim)

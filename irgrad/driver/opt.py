@@ -3,7 +3,7 @@
 It is xDSL's `xdsl-opt` (every flag of it: `-p`, `-t`, `-o`, `--split-input-file`,
 `--verify-diagnostics`, `--print-op-generic`, ...) with what a compiler user expects of
 mlir-opt on top:
-- irgrad's dialects and passes (`irgrad.driver.registry`) next to xDSL's;
+- irgrad's dialects and passes (`irgrad.registry`) next to xDSL's;
 - located diagnostics: `file:line:col: error: 'op' op message`, source line, caret, for
   syntax errors and verifier failures, after parsing and after every pass;
 - no Python traceback for bad input, a bad command line or a bad pipeline: a diagnostic on
@@ -42,7 +42,7 @@ from irgrad.diagnostics import (
     format_parse_error,
     verify_module,
 )
-from irgrad.driver import registry
+from irgrad import context, registry
 
 TOOL = "irgrad-opt"
 TRACEBACK_ENV = "IRGRAD_TRACEBACK"
@@ -83,7 +83,7 @@ class IrgradOptMain(xDSLOptMain):
     # -- registration -------------------------------------------------------------------
 
     def register_all_dialects(self) -> None:
-        registry.register_dialects(self.ctx)
+        context.register_dialects(self.ctx)
 
     def register_all_passes(self) -> None:
         for name, factory in registry.all_passes().items():
@@ -131,7 +131,7 @@ class IrgradOptMain(xDSLOptMain):
         start = time.perf_counter()
         checker = None
         if self.args.verify_each == "numeric":
-            from irgrad.driver.numeric_check import NumericChecker  # numpy and the interpreter
+            from irgrad.backends.interpreter.numeric_check import NumericChecker  # numpy and the interpreter
 
             checker = NumericChecker()
 

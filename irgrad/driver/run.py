@@ -53,7 +53,7 @@ def load_module(path: str) -> tuple[ModuleOp, dict[str, str]]:
     The one place that knows how IR is read, so the parser can be switched in one spot.
     """
     from irgrad.diagnostics import parse_module, verify_module
-    from irgrad.driver.registry import make_context
+    from irgrad.context import make_context
 
     name = "<stdin>" if path == "-" else path
     try:
@@ -236,7 +236,7 @@ RUNTIME_CHECKS = "generate-runtime-verification"
 def cpu_pipeline(runtime_checks: bool = True) -> str:
     """The `irgrad-cpu` pipeline, with the runtime checks right after bufferize (stage
     "bufferized": every access is a memref.load/store/subview, the loops are still scf)."""
-    from irgrad.lowering.pipelines import CPU_PIPELINE, CPU_STEPS
+    from irgrad.pipelines import CPU_PIPELINE, CPU_STEPS
 
     if not runtime_checks:
         return CPU_PIPELINE
@@ -256,7 +256,7 @@ def run_on_cpu(
     """Lower through the `irgrad-cpu` pipeline (with runtime checks unless told not to),
     compile with LLVM and call `func`; a failed check raises RuntimeCheckError, located."""
     from irgrad.backends.cpu import ArgumentError, compile_module
-    from irgrad.lowering.pipelines import run_pipeline
+    from irgrad.registry import run_pipeline
 
     arg_types = list(func.function_type.inputs.data)
     result_types = list(func.function_type.outputs.data)

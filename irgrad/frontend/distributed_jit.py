@@ -109,7 +109,8 @@ class DistributedJitted:
     def _build(self, args: tuple[Any, ...]) -> tuple[Lowered, Any]:
         from irgrad.backends.interpreter.runner import expand_autodiff
         from irgrad.distributed import with_sharding_constraint
-        from irgrad.driver.registry import build_pipeline, make_context
+        from irgrad.context import make_context
+        from irgrad.registry import build_pipeline
 
         if len(self.in_placements) != len(args):
             raise ValueError(

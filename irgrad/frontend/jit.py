@@ -50,10 +50,10 @@ class Jitted:
             raise ValueError(f"jit: fast_math applies to the cpu backend only, not {backend!r}")
         if fast_math not in (False, None, True):
             from irgrad.diagnostics import PassError
-            from irgrad.lowering.pipelines import cpu_steps
+            from irgrad.transforms.set_fastmath import parse_flags
 
             try:
-                cpu_steps(fast_math)  # names a bad flag now
+                parse_flags(str(fast_math))  # names a bad flag now
             except PassError as err:
                 raise ValueError(f"jit: fast_math={fast_math!r}: {str(err).removeprefix('error: ')}") from None
         functools.update_wrapper(self, fn)
@@ -398,7 +398,7 @@ def _gpu_compile(program: Program) -> Any:
     from irgrad.backends import cache
     from irgrad.backends.gpu import DEFAULT_ARCH, compile_program
     from irgrad.backends.gpu.program import GpuCompiled
-    from irgrad.lowering.pipelines import GPU_PIPELINE
+    from irgrad.pipelines import GPU_PIPELINE
 
     if cache.cache_dir() is None:
         return compile_program(program)
@@ -417,7 +417,7 @@ def _gpu_compile(program: Program) -> Any:
 def _disk_key(program: Program, fast_math: bool | str = False) -> str:
     from irgrad.backends.cache import cache_key
     from irgrad.backends.cpu import host_target
-    from irgrad.lowering.pipelines import cpu_steps
+    from irgrad.pipelines import cpu_steps
 
     target = host_target()
     pipeline = ",".join(spec for _, spec in cpu_steps(fast_math))

@@ -53,8 +53,9 @@ class Lowered:
     ):
         """`keep_stages=False` (a plain call of a jitted function, which only compiles)
         keeps no copy of each stage's module: the copies cost a tenth of a cold compile."""
-        from irgrad.lowering.pipelines import cpu_steps, run_pipeline
-        from irgrad.lowering.to_llvm import cyclic_gc_paused
+        from irgrad.pipelines import cpu_steps
+        from irgrad.registry import run_pipeline
+        from irgrad.lowering.llvm.to_llvm import cyclic_gc_paused
 
         self.program = program
         self.modules: dict[str, ModuleOp] = {"nn": program.module.clone()} if keep_stages else {}

@@ -233,7 +233,7 @@ def _check_buffer_stage_op(op: Operation, allowed: frozenset[str]) -> str | None
 def check_buffer_ownership(module: ModuleOp, stage: str = "bufferized") -> None:
     """Statically check that every buffer is freed exactly once on every path, after its uses.
 
-    The ownership discipline of bufferize (irgrad/lowering/bufferize.py): a block owns the
+    The ownership discipline of bufferize (irgrad/lowering/bufferization/bufferize.py): a block owns the
     `memref.alloc`s it holds, the memref results of the `scf` ops it holds, and (in an `scf.for`
     body or an `scf.while` region) its memref arguments. Each owned buffer is released exactly
     once by an op of that very block: a `memref.dealloc`, its terminator (`scf.yield`,

@@ -24,11 +24,11 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 
-from irgrad.autodiff.transform import AutodiffPass
+from irgrad.autodiff.autodiff import AutodiffPass
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import autodiff as ad
 from irgrad.dialects import nn
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 
 EPS = 1e-5
 

@@ -30,7 +30,8 @@ from irgrad.backends.interpreter import from_attribute, numpy_dtype, run_functio
 from irgrad.backends.interpreter.runner import lookup_function, make_interpreter
 from irgrad.backends.interpreter.values import numpy_impl
 from irgrad.diagnostics import verify_module
-from irgrad.driver.registry import build_pipeline, make_context
+from irgrad.context import make_context
+from irgrad.registry import build_pipeline
 from irgrad.lowering.contracts import assert_stage_bufferized, assert_stage_loops
 
 

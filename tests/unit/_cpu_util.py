@@ -26,8 +26,8 @@ from irgrad.backends.cpu import CompiledFunction, CompiledModule, compile_module
 from irgrad.backends.interpreter import numpy_dtype
 from irgrad.backends.interpreter.runner import make_interpreter
 from irgrad.diagnostics import parse_module, verify_module
-from irgrad.driver.registry import make_context
-from irgrad.lowering.to_llvm import ConvertToLLVMPass
+from irgrad.context import make_context
+from irgrad.lowering.llvm.to_llvm import ConvertToLLVMPass
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

@@ -37,9 +37,10 @@ from _cpu_util import assert_close
 from irgrad.backends.cpu import CompiledModule, compile_module
 from irgrad.backends.interpreter import run_function
 from irgrad.diagnostics import parse_module
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 from irgrad.frontend.stages import _print
-from irgrad.lowering.pipelines import CPU_PIPELINE, run_pipeline
+from irgrad.pipelines import CPU_PIPELINE
+from irgrad.registry import run_pipeline
 
 
 def assert_same_results(

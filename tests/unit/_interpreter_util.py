@@ -13,7 +13,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irgrad.backends.interpreter import run_function, tensor_type_for
 from irgrad.diagnostics import parse_module, verify_module
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 
 
 class Scalar:

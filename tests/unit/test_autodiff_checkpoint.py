@@ -20,7 +20,8 @@ import irgrad as ig
 from _autodiff_harness import run_pass
 from irgrad.autodiff.checkpoint_chain import CheckpointChainPass
 from irgrad.backends.interpreter import run_function
-from irgrad.driver.registry import build_pipeline, make_context
+from irgrad.context import make_context
+from irgrad.registry import build_pipeline
 
 
 def chain(stages: int) -> str:

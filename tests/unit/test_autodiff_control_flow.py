@@ -24,7 +24,7 @@ import irgrad as ig
 from _autodiff_harness import Case, S, T, check_first_order, check_second_order, fixed, run_pass
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import nn
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 
 
 def for_loop(trips: int, lb: int = 0, step: int = 1) -> str:

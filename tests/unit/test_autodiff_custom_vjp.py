@@ -18,7 +18,7 @@ from xdsl.parser import Parser
 import irgrad as ig
 from _autodiff_harness import run_pass
 from irgrad.backends.interpreter import run_function
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 
 # @g is exp; its "VJP" is 3 * ct * x (not ct * exp(x)), with x as the residual.
 MODULE = """

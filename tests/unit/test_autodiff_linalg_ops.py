@@ -42,7 +42,7 @@ from irgrad.autodiff.registry import BATCH_RULES, JVP_RULES, VJP_RULES, load_rul
 from irgrad.backends.interpreter import nn_linalg, run_function
 from irgrad.dialects import autodiff as ad
 from irgrad.dialects import nn
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 
 # ---------------------------------------------------------------------------------------------------------------
 # Inputs
@@ -589,7 +589,7 @@ def test_f32_derivatives_keep_f32() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Sharding rules and FLOP counts (irgrad/transforms/shard_rules.py, irgrad/analysis/cost.py)
+# Sharding rules and FLOP counts (irgrad/transforms/shard/rules.py, irgrad/analysis/cost.py)
 # ---------------------------------------------------------------------------------------------------------------
 
 SHARDED = """
@@ -617,7 +617,7 @@ func.func @f(%a: tensor<3x3xf64>, %x: tensor<3x4xf64>) -> tensor<3x4xf64> {
 
 def partitioned_run(text: str, args: Sequence[np.ndarray]) -> tuple[ModuleOp, tuple[Any, ...], tuple[Any, ...]]:
     from irgrad.backends.spmd import run_partitioned
-    from irgrad.driver.registry import build_pipeline
+    from irgrad.registry import build_pipeline
 
     module = parse(text)
     partitioned = module.clone()

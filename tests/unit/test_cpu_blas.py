@@ -15,7 +15,7 @@ import pytest
 import irgrad as ig
 from irgrad.backends.cpu.blas import blas_info
 from irgrad.diagnostics import PassError
-from irgrad.driver.numeric_check import NumericChecker
+from irgrad.backends.interpreter.numeric_check import NumericChecker
 from _cpu_util import assert_close, entry_function, function, parse
 
 RNG = np.random.default_rng(7)

@@ -23,9 +23,9 @@ from _cpu_util import assert_close, parse
 from irgrad.backends.cpu import compile_module
 from irgrad.backends.interpreter import run_function
 from irgrad.lowering.contracts import assert_stage_llvm
-from irgrad.lowering.pipelines import run_pipeline
+from irgrad.registry import run_pipeline
 
-pytest.importorskip("irgrad.lowering.linalg_to_loops")
+pytest.importorskip("irgrad.lowering.loops.linalg_to_parallel_loops")
 
 TO_LLVM = (
     "autodiff,canonicalize,cse,dce,convert-nn-to-linalg,bufferize,"

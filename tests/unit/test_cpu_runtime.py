@@ -306,7 +306,7 @@ CASTS = [
 def test_casts(source: str, result: str, op: str, values: list) -> None:
     from irgrad.backends.interpreter import numpy_dtype
     from irgrad.diagnostics import parse_module
-    from irgrad.driver.registry import make_context
+    from irgrad.context import make_context
 
     def dtype_of(t: str) -> np.dtype:
         if t in FLOAT_TYPES:

@@ -15,9 +15,10 @@ import pytest
 import irgrad as ig
 from irgrad.backends.cpu import compile_module
 from irgrad.backends.cpu.threads import pool_threads
-from irgrad.driver.registry import make_context
-from irgrad.lowering.pipelines import run_pipeline, stage_spec
-from irgrad.lowering.to_llvm import ConvertToLLVMPass
+from irgrad.context import make_context
+from irgrad.pipelines import stage_spec
+from irgrad.registry import run_pipeline
+from irgrad.lowering.llvm.to_llvm import ConvertToLLVMPass
 
 RNG = np.random.default_rng(3)
 

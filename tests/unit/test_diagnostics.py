@@ -44,7 +44,8 @@ from irgrad.diagnostics import (
     parse_module,
     verify_module,
 )
-from irgrad.driver import opt, registry
+from irgrad import context, registry
+from irgrad.driver import opt
 
 GOOD = """\
 func.func @f(%a: i32) -> i32 {
@@ -63,7 +64,7 @@ func.func @f(%a: i32) -> i64 {
 
 @pytest.fixture
 def ctx() -> Context:
-    return registry.make_context()
+    return context.make_context()
 
 
 def loc_tuple(op: Operation) -> tuple[str, int, int] | None:
@@ -333,8 +334,8 @@ def test_passes() -> Iterator[None]:
 
 
 def test_irgrad_dialects_are_registered_lazily() -> None:
-    assert {"nn", "autodiff"} <= set(registry.irgrad_dialects())
-    assert {"nn", "autodiff"} <= set(registry.make_context().registered_dialect_names)
+    assert {"nn", "autodiff"} <= set(context.irgrad_dialects())
+    assert {"nn", "autodiff"} <= set(context.make_context().registered_dialect_names)
 
 
 def test_irgrad_pass_names_do_not_shadow_xdsl() -> None:
@@ -348,21 +349,21 @@ def test_pipelines_of_known_passes_do_not_scan_for_plugins(monkeypatch) -> None:
     entry points (20 ms on the first compile); a name only a plug-in has still resolves."""
     from xdsl.universe import Universe
 
-    from irgrad.lowering.pipelines import CPU_PIPELINE
+    from irgrad.pipelines import CPU_PIPELINE
 
     def scan() -> Universe:
         raise AssertionError("scanned for plug-ins")
 
-    monkeypatch.setattr(registry, "_xdsl_universe", scan)
+    monkeypatch.setattr(registry, "xdsl_universe", scan)
     names = [p.name for p in registry.build_pipeline(CPU_PIPELINE + ",canonicalize,cse").passes]
     assert names[:2] == ["nn-conv2d-to-im2col", "autodiff"] and names[-1] == "cse"
-    registry.make_context(plugins=False)
+    context.make_context(plugins=False)
 
     class PluginPass(CrashPass):
         name = "test-plugin-pass"
 
     plugin = Universe(all_passes={"test-plugin-pass": lambda: PluginPass})
-    monkeypatch.setattr(registry, "_xdsl_universe", lambda: plugin)
+    monkeypatch.setattr(registry, "xdsl_universe", lambda: plugin)
     assert [p.name for p in registry.build_pipeline("cse,test-plugin-pass").passes] == [
         "cse",
         "test-plugin-pass",
@@ -466,8 +467,8 @@ def test_named_pipeline_runs_from_the_command_line(
 
 
 def test_broken_dialect_module_is_an_error_only_when_used(tmp_path, capsys, monkeypatch) -> None:
-    broken = registry._lazy_dialect("nn", "irgrad.no_such_module", "NN")
-    monkeypatch.setitem(registry._DIALECTS, "nn", broken)
+    broken = context._lazy_dialect("nn", "irgrad.no_such_module", "NN")
+    monkeypatch.setitem(context._DIALECTS, "nn", broken)
     assert opt.main([write(tmp_path, GOOD)]) == 0
     capsys.readouterr()
     nn_text = (

@@ -27,7 +27,7 @@ from xdsl.parser import Parser
 import irgrad as ig
 from irgrad.backends import cache
 from irgrad.backends.cpu import runtime_objects
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 from irgrad.versions import installed_version
 
 

@@ -1,5 +1,5 @@
 """Host code as a straight-line plan (irgrad/backends/gpu/host_plan.py), scatter-add loops
-as one kernel (irgrad/lowering/gpu_scatter_loops.py), several points per thread
+as one kernel (irgrad/lowering/gpu/scatter_loops.py), several points per thread
 (convert-parallel-loops-to-gpu{points-per-thread}), and the GPU disk cache, on the emulated
 GPU."""
 
@@ -15,7 +15,7 @@ from irgrad.backends.gpu.emulator import EmulatedDevice
 from irgrad.backends.gpu.host_plan import plan_for
 from irgrad.backends.interpreter import run_function
 from irgrad.diagnostics import parse_module
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 
 
 def _mlp_step(params, x, labels):  # type: ignore[no-untyped-def]
@@ -170,7 +170,7 @@ def test_large_loops_run_four_points_per_thread_by_default() -> None:
     """points-per-thread=0 (the default): 4 per thread from 2^20 points on (AUTO_MIN_POINTS),
     one below. (The emulator runs a thread at a time: what 4 points per thread compute is
     checked on 512 points above, and on the GPU by tools/gpu_check.sh's W4.)"""
-    from irgrad.lowering.parallel_loops_to_gpu import AUTO_MIN_POINTS, auto_points_per_thread
+    from irgrad.lowering.gpu.parallel_loops_to_gpu import AUTO_MIN_POINTS, auto_points_per_thread
 
     assert auto_points_per_thread(AUTO_MIN_POINTS) == 4
     assert auto_points_per_thread(AUTO_MIN_POINTS - 1) == 1

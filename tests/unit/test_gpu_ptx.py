@@ -247,7 +247,7 @@ def _programs() -> list[tuple[str, Callable[..., Any], tuple[Any, ...]]]:
         # custom_jvp rule per factorization), special functions, lax and statistics.
         ("linalg_grad", ig.grad(linalg_energy, argnums=(0, 1)), (spd, f32(4))),
         ("special_lax_stats_grad", ig.grad(special_energy), (f32(6),)),
-        # Few outputs, long reductions: split into chunks (irgrad/lowering/gpu_split_reductions.py;
+        # Few outputs, long reductions: split into chunks (irgrad/lowering/gpu/split_reductions.py;
         # 2100 rows into 124 chunks of 17, the last one short), a bias gradient among them.
         ("column_reductions", lambda x: (ig.sum(x, axis=0), ig.max(x, axis=0), ig.min(x, axis=0),
                                          ig.prod(x[:2048] * 0.001 + 1.0, axis=0)), (f32(2100, 3),)),

@@ -52,7 +52,7 @@ from irgrad.backends.interpreter import (
 from irgrad.backends.interpreter import runner
 from irgrad.backends.interpreter.values import numpy_impl
 from irgrad.dialects import autodiff, nn
-from irgrad.driver import registry
+from irgrad import registry
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

@@ -193,7 +193,8 @@ def test_compiled_float64_and_float32() -> None:
 def test_cpu_calls_lapack_and_the_gpu_pipeline_inlines_the_loops() -> None:
     """On the CPU each factorization is one LAPACK call per matrix (its reference loop gone);
     the GPU pipeline's linalg stage has the loops inline, no call."""
-    from irgrad.lowering.pipelines import GPU_STAGES, run_pipeline
+    from irgrad.pipelines import GPU_STAGES
+    from irgrad.registry import run_pipeline
 
     x = inputs(11, (2, 5, 5))
 

@@ -13,11 +13,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from irgrad.backends.cpu.translate import TranslationError, to_llvm_ir
 from irgrad.diagnostics import PassError, parse_module
-from irgrad.driver.registry import make_context
-from irgrad.lowering.linalg_fuse_elementwise import LinalgFuseElementwisePass
-from irgrad.lowering.linalg_to_blas import ConvertLinalgToBlasPass
-from irgrad.lowering.pipelines import run_pipeline
-from irgrad.lowering.scf_parallel_to_threads import ConvertScfParallelToThreadsPass
+from irgrad.context import make_context
+from irgrad.lowering.nn_to_linalg.linalg_fuse_elementwise import LinalgFuseElementwisePass
+from irgrad.lowering.loops.linalg_to_blas import ConvertLinalgToBlasPass
+from irgrad.registry import run_pipeline
+from irgrad.lowering.llvm.scf_parallel_to_threads import ConvertScfParallelToThreadsPass
 
 
 def parse(text: str) -> ModuleOp:

@@ -17,7 +17,7 @@ from xdsl.dialects import memref
 from _buffer_util import check_lowered, check_text, functions, lower_text
 from _interpreter_util import index, parse
 from irgrad.diagnostics import PassError
-from irgrad.lowering.bufferize import bufferize_module
+from irgrad.lowering.bufferization.bufferize import bufferize_module
 from irgrad.lowering.contracts import ContractError, assert_stage_bufferized, check_buffer_ownership
 
 RNG = np.random.default_rng(0)
@@ -749,8 +749,8 @@ STAGES = {"linalg": FRONT_END, "fused": FRONT_END + ",linalg-fuse-elementwise,ca
 
 def _linalg_module(program, stage: str = "linalg"):
     """`program` lowered to stage "linalg" (or "fused", elementwise fusion applied)."""
-    from irgrad.driver.registry import irgrad_passes
-    from irgrad.lowering.pipelines import run_pipeline
+    from irgrad.registry import irgrad_passes
+    from irgrad.registry import run_pipeline
 
     if "convert-nn-to-linalg" not in irgrad_passes():
         pytest.skip("convert-nn-to-linalg is not registered")

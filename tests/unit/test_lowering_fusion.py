@@ -5,7 +5,7 @@ interpreter, fused, checked against the stage contract and run again on the same
 fused bodies hold the same scalar ops in the same order per element, so results must agree
 byte for byte (NaN payloads and signed zeros included), not merely within a tolerance.
 Structural claims (W4 and W7 become one generic, softmax shrinks) count ops in the fused IR.
-The hand-written cases of tests/filecheck/lowering/linalg-fuse-elementwise.mlir run here too.
+The hand-written cases of tests/filecheck/lowering/nn_to_linalg/linalg-fuse-elementwise.mlir run here too.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ from xdsl.dialects.func import FuncOp
 import irgrad as ig
 from irgrad.backends.interpreter import numpy_dtype, run_function
 from irgrad.diagnostics import parse_module, verify_module
-from irgrad.driver.registry import irgrad_passes, make_context
+from irgrad.context import make_context
+from irgrad.registry import irgrad_passes
 from irgrad.lowering.contracts import assert_stage_linalg
-from irgrad.lowering.linalg_fuse_elementwise import LinalgFuseElementwisePass
-from irgrad.lowering.pipelines import STAGES, lower, run_pipeline
+from irgrad.lowering.nn_to_linalg.linalg_fuse_elementwise import LinalgFuseElementwisePass
+from irgrad.pipelines import STAGES
+from irgrad.registry import lower, run_pipeline
 
 FILECHECK_CASES = Path(__file__).parents[1] / "filecheck" / "lowering" / "linalg-fuse-elementwise.mlir"
 

@@ -19,8 +19,8 @@ from _buffer_util import check_text, lower_text
 from _interpreter_util import parse
 from irgrad.backends.interpreter.runner import lookup_function, make_interpreter
 from irgrad.diagnostics import PassError
-from irgrad.lowering.linalg_to_loops import ConvertLinalgToParallelLoopsPass
-from irgrad.driver.registry import make_context
+from irgrad.lowering.loops.linalg_to_parallel_loops import ConvertLinalgToParallelLoopsPass
+from irgrad.context import make_context
 import test_lowering_bufferize as programs
 
 LOOPS = "bufferize,convert-linalg-to-parallel-loops"

@@ -29,11 +29,12 @@ from _interpreter_util import Scalar, assert_same, build, parse
 from irgrad.backends.interpreter import element_type_for, run_function, tensor_type_for
 from irgrad.diagnostics import PassError, verify_module
 from irgrad.dialects import nn
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 from irgrad.lowering.contracts import ContractError, assert_stage_linalg
 from irgrad.lowering.nn_to_linalg import ConvertNNToLinalgPass
-from irgrad.transforms.expand_factorizations import ExpandFactorizationsPass
-from irgrad.lowering.pipelines import STAGES, lower, run_pipeline
+from irgrad.transforms.nn.nn_expand_factorizations import ExpandFactorizationsPass
+from irgrad.pipelines import STAGES
+from irgrad.registry import lower, run_pipeline
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)

@@ -8,8 +8,8 @@ import pytest
 
 import irgrad as ig
 from irgrad.diagnostics import PassError
-from irgrad.driver.numeric_check import NumericChecker
-from irgrad.lowering.pipelines import run_pipeline
+from irgrad.backends.interpreter.numeric_check import NumericChecker
+from irgrad.registry import run_pipeline
 
 
 def _program():
@@ -49,7 +49,7 @@ def test_mixed_scalar_and_tensor_results_after_bufferize():
     }
     """
     from irgrad.diagnostics import parse_module
-    from irgrad.driver.registry import make_context
+    from irgrad.context import make_context
 
     module = parse_module(make_context(), text)
     checker = NumericChecker()

@@ -19,9 +19,9 @@ import pytest
 
 from irgrad.backends.cpu import CompiledFunction, RuntimeCheckError, compile_module
 from irgrad.diagnostics import parse_module, verify_module
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 from irgrad.driver.run import cpu_pipeline
-from irgrad.lowering.pipelines import run_pipeline
+from irgrad.registry import run_pipeline
 
 BIN = Path(sys.executable).parent
 

@@ -21,7 +21,7 @@ from irgrad.backends.interpreter import run_function
 from irgrad.backends.spmd import run_spmd
 from irgrad.dialects import shard
 from irgrad.diagnostics import parse_module
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 
 from _autodiff_harness import run_pass
 

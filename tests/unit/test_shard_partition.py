@@ -17,7 +17,8 @@ from irgrad.backends.interpreter.dtypes import numpy_dtype
 from irgrad.backends.spmd import run_partitioned
 from irgrad.diagnostics import parse_module
 from irgrad.dialects import shard
-from irgrad.driver.registry import build_pipeline, make_context
+from irgrad.context import make_context
+from irgrad.registry import build_pipeline
 
 FILECHECK = pathlib.Path(__file__).parents[1] / "filecheck" / "transforms" / "shard-partition.mlir"
 

@@ -19,7 +19,8 @@ from irgrad.backends.spmd import grid_of_function, run_partitioned
 from irgrad.backends.spmd_cpu import SpmdProgram, _For, _While
 from irgrad.diagnostics import parse_module
 from irgrad.distributed import Mesh, Shard
-from irgrad.driver.registry import build_pipeline, make_context
+from irgrad.context import make_context
+from irgrad.registry import build_pipeline
 
 FILECHECK = pathlib.Path(__file__).parents[1] / "filecheck" / "transforms" / "shard-partition-loops.mlir"
 CASES = FILECHECK.read_text().split("// -----")

@@ -10,8 +10,9 @@ import irgrad as ig
 from irgrad.backends.cpu import compile_module
 from irgrad.backends.cpu.translate import to_llvm_ir
 from irgrad.frontend.stages import Compiled
-from irgrad.lowering.pipelines import CPU_STEPS, run_pipeline
-from irgrad.transforms.split_large_functions import op_count
+from irgrad.pipelines import CPU_STEPS
+from irgrad.registry import run_pipeline
+from irgrad.lowering.loops.split_large_functions import op_count
 
 
 def mlp_step(params, x, labels):

@@ -118,7 +118,7 @@ def test_blocking_a_body_with_math_calls_keeps_the_order_bit_for_bit(block: int)
     and without blocks. The interpreter computes the same exp values as numpy, so the sums
     must agree with the model to the bit."""
     from irgrad.backends.interpreter import run_function
-    from irgrad.lowering.pipelines import run_pipeline
+    from irgrad.registry import run_pipeline
 
     from _cpu_util import parse
 

@@ -8,7 +8,8 @@ import numpy as np
 from irgrad.backends.spmd import run_partitioned
 from irgrad.backends.spmd_cpu import SpmdProgram, _Piece
 from irgrad.diagnostics import parse_module
-from irgrad.driver.registry import build_pipeline, make_context
+from irgrad.context import make_context
+from irgrad.registry import build_pipeline
 
 GLOBAL = """
 shard.grid @mesh(shape = 2x2)

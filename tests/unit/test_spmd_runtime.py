@@ -19,7 +19,7 @@ import pytest
 from irgrad.backends.interpreter import InterpreterError, InterpreterInputError, run_function
 from irgrad.backends.spmd import run_partitioned, run_spmd
 from irgrad.diagnostics import parse_module
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 
 
 def parse(text: str):

@@ -27,7 +27,7 @@ from xdsl.parser import Parser
 import irgrad as ig
 from _autodiff_harness import run_pass
 from irgrad.backends.interpreter import run_function
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 from irgrad.frontend import lax
 
 TOL = {"rtol": 1e-12, "atol": 1e-12}

@@ -23,7 +23,7 @@ import irgrad as ig
 from _autodiff_harness import run_pass
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import nn
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 from irgrad.frontend import lax
 from irgrad.frontend.pytree import tree_flatten, tree_unflatten
 

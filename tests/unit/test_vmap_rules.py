@@ -30,7 +30,7 @@ from _autodiff_harness import run_pass
 from irgrad.autodiff.batching import BatchBuilder, batched, batched_type
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import nn
-from irgrad.driver.registry import make_context
+from irgrad.context import make_context
 from irgrad.frontend import lax
 
 B = 3  # examples per batch

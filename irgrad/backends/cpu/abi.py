@@ -196,7 +196,7 @@ class CompiledFunction:
         self.results = tuple(
             make_param(f"result #{k} of @{name}", t) for k, t in enumerate(result_types)
         )
-        from irgrad.lowering.c_interface import PACKED_PREFIX
+        from irgrad.lowering.llvm.c_interface import PACKED_PREFIX
 
         entry = PACKED_PREFIX + name
         if not module.has_function(entry):

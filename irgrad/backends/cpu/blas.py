@@ -1,7 +1,7 @@
 """The GEMM entry points generated code calls: `irgrad_blas_sgemm` and `irgrad_blas_dgemm`.
 
 `convert-blas-to-llvm` lowers `blas.gemm` to a call of one of these two symbols, with one
-fixed signature (row-major, i64 sizes and flags; see irgrad/lowering/blas_to_llvm.py). This
+fixed signature (row-major, i64 sizes and flags; see irgrad/lowering/llvm/blas_to_llvm.py). This
 module defines them once per process, before any such code is compiled or loaded:
 
 - BLAS: the CBLAS library numpy itself uses (numpy's wheels bundle OpenBLAS, whose symbols

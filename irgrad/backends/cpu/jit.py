@@ -490,7 +490,7 @@ def compile_module(
     """
     # Imported here: loading cached object code (`load_object`) needs none of the lowering.
     from irgrad.backends.cpu.translate import to_llvm_ir
-    from irgrad.lowering.to_llvm import cyclic_gc_paused
+    from irgrad.lowering.llvm.to_llvm import cyclic_gc_paused
 
     initialize()
     target = host_target()

@@ -41,9 +41,9 @@ from xdsl.interpreter import (
 
 from irgrad.backends.cpu.abi import numpy_dtype
 from irgrad.backends.gpu.runtime import ALLOCATION_GRANULE, BufferPool, GpuRuntimeError
-from irgrad.lowering.gpu_common import is_shared_memory
-from irgrad.lowering.llvm_common import byte_size, storage_type
-from irgrad.lowering.memref_to_llvm import global_bytes, strides_of
+from irgrad.lowering.gpu.common import is_shared_memory
+from irgrad.lowering.llvm.common import byte_size, storage_type
+from irgrad.lowering.llvm.memref_to_llvm import global_bytes, strides_of
 
 BASE_ADDRESS = 1 << 20
 """The address of the first byte of emulated device memory (never 0: that is null)."""

@@ -109,7 +109,7 @@ class GpuCompiled:
         from xdsl.parser import Parser
 
         from irgrad.diagnostics import parse_module
-        from irgrad.driver.registry import make_context
+        from irgrad.context import make_context
 
         start = time.perf_counter()
         payload = json.loads(data.decode())
@@ -315,7 +315,7 @@ def gpu_steps(block_size: int = 256, points_per_thread: int = 0, split_reduction
     """The `irgrad-gpu` steps, with the launch block size `block_size`, the points per thread
     of large elementwise loops (0: automatic) and the splitting of few long reductions
     (convert-parallel-loops-to-gpu's options)."""
-    from irgrad.lowering.pipelines import GPU_STEPS
+    from irgrad.pipelines import GPU_STEPS
 
     if block_size == 256 and points_per_thread == 0 and split_reductions:
         return list(GPU_STEPS)
@@ -338,7 +338,7 @@ def compile_module(
 ) -> GpuCompiled:
     """Compile `@entry` of an nn module (with autodiff requests) for the GPU; `module` is
     lowered in place. `check_ptx` assembles the PTX with ptxas when it is installed."""
-    from irgrad.lowering.pipelines import run_pipeline
+    from irgrad.registry import run_pipeline
 
     function = next(
         (f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == entry), None

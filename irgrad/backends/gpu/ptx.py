@@ -6,7 +6,7 @@ ops that is one already) and returns its PTX:
    linkage and alignment), for the `nvptx64-nvidia-cuda` triple, then what NVPTX needs and
    xDSL cannot say: the `ptx_kernel` calling convention on `nvvm.kernel` functions, and
    `addrspacecast` where the llvm dialect wrote a `bitcast` between address spaces
-   (irgrad/lowering/gpu_to_nvvm.py);
+   (irgrad/lowering/gpu/gpu_to_nvvm.py);
 2. libdevice linked in when the kernels call `__nv_*` functions: CUDA's
    `nvvm/libdevice/libdevice.10.bc`, found through `$IRGRAD_LIBDEVICE`, `$CUDA_HOME`,
    `$CUDA_PATH`, `nvcc` or `ptxas` on PATH, or /usr/local/cuda; everything but the kernels
@@ -40,8 +40,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 from irgrad.diagnostics import IrgradError
-from irgrad.lowering.gpu_common import SHARED_MEMORY_SPACE
-from irgrad.lowering.gpu_to_nvvm import KERNEL_ATTR
+from irgrad.lowering.gpu.common import SHARED_MEMORY_SPACE
+from irgrad.lowering.gpu.gpu_to_nvvm import KERNEL_ATTR
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 DEFAULT_ARCH = "sm_80"

@@ -42,8 +42,8 @@ from irgrad.backends import debug_print
 from irgrad.dialects.blas import GemmOp, unit_strides_last
 from irgrad.dialects.debug import PrintOp
 from irgrad.diagnostics import IrgradError
-from irgrad.lowering.llvm_common import byte_size, storage_type
-from irgrad.lowering.memref_to_llvm import strides_of
+from irgrad.lowering.llvm.common import byte_size, storage_type
+from irgrad.lowering.llvm.memref_to_llvm import strides_of
 
 ALLOCATION_GRANULE = 256
 """Bytes; device allocations are rounded up to this (cuMemAlloc aligns to 256 anyway)."""

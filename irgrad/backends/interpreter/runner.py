@@ -19,6 +19,7 @@ from xdsl.interpreters.cf import CfFunctions
 from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
+from irgrad import context, registry
 from irgrad.backends.interpreter.arith import ArithFunctions
 from irgrad.backends.interpreter.blas import BlasFunctions
 from irgrad.backends.interpreter.debug import DebugFunctions
@@ -226,20 +227,15 @@ def expand_autodiff(module: ModuleOp) -> ModuleOp:
     first = _first_autodiff_op(module)
     if first is None:
         return module
-    try:
-        from irgrad.driver import registry
-    except ImportError:
-        registry = None
-    factory = None if registry is None else registry.irgrad_passes().get("autodiff")
+    factory = registry.irgrad_passes().get("autodiff")
     if factory is None:
         raise InterpreterError(
             "is an autodiff request, but the autodiff pass is not available yet; "
             "the interpreter runs only differentiated IR",
             first,
         )
-    assert registry is not None
     module = module.clone()
-    factory()().apply(registry.make_context(), module)
+    factory()().apply(context.make_context(), module)
     return module
 
 

@@ -1,4 +1,4 @@
-"""The pieces of `bufferize` (irgrad/lowering/bufferize.py, which explains the strategy).
+"""The pieces of `bufferize` (irgrad/lowering/bufferization/bufferize.py, which explains the strategy).
 
 - `model`: roots and buffers (what memory a tensor value lives in), function signatures,
   constant globals, memref type helpers;

@@ -1,7 +1,7 @@
 """Per-function state of `bufferize`, and the decisions every conversion shares.
 
 `BufferizerCore` maps tensor values to `Buffer`s and answers the three questions of the
-strategy (irgrad/lowering/bufferize.py): which buffer an op may write (`destination`), when
+strategy (irgrad/lowering/bufferization/bufferize.py): which buffer an op may write (`destination`), when
 a buffer may change owner (`move`), and whether a root's tensors are dead (`dead_after`).
 The conversions (`tensor_ops`, `linalg_ops`, `control_flow`) are mixins over it.
 """

@@ -7,7 +7,7 @@ For output k, in order of preference:
    `linalg.fill` accumulator, typically);
 2. for an elementwise op (a `linalg.generic` or named elementwise op, all loops parallel)
    whose init is not read (a `tensor.empty`, typically): one of its *inputs*' buffers, under
-   the in-place rule of irgrad/lowering/bufferize.py (same tensor type, same permutation map,
+   the in-place rule of irgrad/lowering/bufferization/bufferize.py (same tensor type, same permutation map,
    writable covering root, no other operand in the root, dead after the op);
    (1 and 2 skip a buffer owned by an enclosing block when the result is yielded: it would be
    copied to leave the block, where a fresh buffer moves out for free;)

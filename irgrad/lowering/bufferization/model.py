@@ -1,7 +1,7 @@
 """What memory a tensor value lives in: `Root`s and `Buffer`s; signatures; constant globals.
 
 A root is one piece of memory, of one of five kinds (`RootKind`); a buffer is a memref value
-lying in a root: the root itself, or a view of it. See irgrad/lowering/bufferize.py for how
+lying in a root: the root itself, or a view of it. See irgrad/lowering/bufferization/bufferize.py for how
 the pass uses them.
 """
 

@@ -1,0 +1,218 @@
+"""`bufferize`: tensors to memrefs, in place where legal, every buffer freed when dead.
+
+Input invariant: stage "linalg" of docs/design/cpu-pipeline.md (static shapes; linalg ops in
+destination-passing style on tensors; tensor, scf, func, arith, math ops). Output IR: stage
+"bufferized": no tensor value remains; `memref.alloc`/`dealloc`/`copy`/`subview`/`load`/
+`store`/`collapse_shape`/`expand_shape`/`global`/`get_global` and linalg ops on memrefs.
+The pieces are in irgrad/lowering/bufferization/; this file holds the walk and the pass.
+
+How a tensor becomes a buffer
+-----------------------------
+Every tensor SSA value gets a `Buffer`: a memref value and the `Root` it lies in. A root is
+one piece of memory: a `memref.alloc` this pass made (ALLOC), a buffer a region argument or
+region-op result hands over (OWNED), a function argument (ARGUMENT, read-only), a constant
+(GLOBAL, a `memref.global`, read-only) or a `tensor.empty` (EMPTY: no memory until an op
+needs some; each op that does gets a fresh `memref.alloc`, so `tensor.empty` costs nothing).
+Views (`extract_slice` -> `memref.subview`, collapse/expand -> `memref.collapse_shape`/
+`expand_shape`) lie in their source's root.
+
+Value semantics: an op that writes (a linalg op's `outs`, `insert_slice`, `insert`) writes
+into its destination's buffer only when (1) the root is writable (ALLOC or OWNED, never an
+argument or a global), (2) the buffer covers the whole root with identity layout (the root
+or a reshape of it, not a slice), and (3) no tensor value lying in that root can be read
+later (`bufferization.liveness.is_live_after`: a later use in the block, any use inside an
+enclosing loop that does not define it, a use nested in the op). Otherwise it writes a fresh
+`memref.alloc`, copied from the destination first when the op reads the destination.
+
+In-place rule for elementwise ops (a `linalg.generic` or named elementwise op whose loops are
+all parallel): when the output's init is not read (a `tensor.empty`, typically), the result
+may be written into one of the op's *inputs* instead of a new buffer, if that input's buffer
+(1) is writable, (2) covers its whole root, (3) has exactly the output's tensor type,
+(4) is indexed by the same indexing map as the output and that map is a permutation (so
+each iteration reads an element before writing that same element, and no iteration reads an
+element another one wrote), (5) lies in a root that no other operand of the op touches,
+except inputs read through that same map, and (6) lies in a root none of whose tensors can
+be read after the op. Function arguments and globals are never written.
+
+Ownership and deallocation
+--------------------------
+Every ALLOC/OWNED root is owned by one block (where it was allocated, or the region whose
+argument or result it is). Ownership moves only through region boundaries: a buffer passed
+as an `scf.for`/`scf.while` init, or yielded (`scf.yield`, `scf.condition`), goes to the
+receiving region or to the op's result, which is owned by the block holding the op. A
+buffer moves only if it is the root itself, owned by the block the move happens in, dead
+afterwards and not moved twice; otherwise a fresh copy moves. A root that does not move is
+freed by one `memref.dealloc` in its owner block after the last op that uses it or any view
+of it (a use nested in a region counts at the op holding the region), so every path frees
+it exactly once and nothing is freed while a view of it is in use
+(`contracts.check_buffer_ownership` checks exactly this discipline).
+
+Calling convention
+------------------
+Tensor arguments become identity-layout memref arguments (the callee only reads them; a
+caller passing a strided view copies it first). Tensor results become trailing memref
+out-parameters, in result order, that the caller allocates; the function returns only its
+scalar results. A result whose root is an ALLOC of the function's entry block is computed
+directly in the out-parameter (the alloc is replaced by it); anything else is copied into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf, tensor
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorType
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+
+from irgrad.diagnostics import PassError
+from irgrad.dialects import debug
+from irgrad.lowering.bufferization.control_flow import ControlFlow
+from irgrad.lowering.bufferization.deallocation import place_deallocs
+from irgrad.lowering.bufferization.linalg_ops import LINALG_OPS, LinalgOps
+from irgrad.lowering.bufferization.liveness import OpOrder
+from irgrad.lowering.bufferization.model import (
+    CONTRACT,
+    Buffer,
+    Globals,
+    RootKind,
+    Signature,
+    erase_op,
+    is_tensor,
+    memref_type,
+    touches_tensors,
+)
+from irgrad.lowering.bufferization.tensor_ops import TensorOps
+
+
+class FunctionBufferizer(TensorOps, LinalgOps, ControlFlow):
+    """Bufferizes one function body: a walk in program order, one conversion per op."""
+
+    def run(self) -> None:
+        body = self.function.body
+        if len(body.blocks) != 1:
+            raise PassError(f"with {len(body.blocks)} blocks " + CONTRACT, self.function)
+        block = body.block
+        signature = self.signatures[self.function.sym_name.data]
+        for arg in [a for a in block.args if is_tensor(a)]:
+            new = block.insert_arg(memref_type(arg.type), arg.index)
+            new.name_hint = arg.name_hint
+            self.bind(arg, Buffer(new, self.new_root(RootKind.ARGUMENT, new, None)))
+            self.dead_args.append(arg)
+        for i in signature.tensor_results:
+            out = block.insert_arg(memref_type(signature.outputs[i]), len(block.args))
+            out.name_hint = "out" if len(signature.tensor_results) == 1 else f"out{i}"
+            self.out_params.append(out)
+        self.convert_block(block)
+        for op in reversed(self.dead_ops):
+            erase_op(op)
+        for arg in self.dead_args:
+            arg.block.erase_arg(arg)
+        place_deallocs(self.roots)
+
+    def convert_block(self, block: Block) -> None:
+        for op in list(block.ops):
+            self.convert(op)
+
+    def convert(self, op: Operation) -> None:
+        if not touches_tensors(op):
+            for region in op.regions:
+                for block in region.blocks:
+                    self.convert_block(block)
+            return
+        match op:
+            case _ if isinstance(op, LINALG_OPS):
+                self.convert_linalg(op)
+            case tensor.EmptyOp():
+                self.convert_empty(op)
+            case arith.ConstantOp():
+                self.convert_constant(op)
+            case tensor.ExtractOp():
+                self.convert_extract(op)
+            case tensor.InsertOp():
+                self.convert_insert(op)
+            case tensor.FromElementsOp():
+                self.convert_from_elements(op)
+            case tensor.ExtractSliceOp():
+                self.convert_extract_slice(op)
+            case tensor.InsertSliceOp():
+                self.convert_insert_slice(op)
+            case tensor.CollapseShapeOp() | tensor.ExpandShapeOp():
+                self.convert_reshape_view(op)
+            case tensor.ReshapeOp():
+                self.convert_reshape(op)
+            case scf.ForOp():
+                self.convert_for(op)
+            case scf.IfOp():
+                self.convert_if(op)
+            case scf.WhileOp():
+                self.convert_while(op)
+            case scf.YieldOp() | scf.ConditionOp():
+                self.convert_region_terminator(op)
+            case func.CallOp():
+                self.convert_call(op)
+            case func.ReturnOp():
+                self.convert_return(op)
+            case debug.PrintOp():
+                self.convert_print(op)
+            case _:
+                raise PassError(CONTRACT, op)
+
+
+    def convert_print(self, op: debug.PrintOp) -> None:
+        """`debug.print` reads its operands: each tensor becomes the buffer it lies in (which
+        therefore stays alive, and unwritten, until the print has run)."""
+        for k, value in enumerate(list(op.operands)):
+            if is_tensor(value):
+                buffer = self.read_contiguous(value, op).memref
+                assert buffer is not None
+                op.operands[k] = buffer
+
+
+def bufferize_module(module: ModuleOp) -> None:
+    """Bufferize every function of `module` in place (see the module docstring)."""
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    signatures = {
+        f.sym_name.data: Signature(tuple(f.function_type.inputs), tuple(f.function_type.outputs))
+        for f in functions
+    }
+    order = OpOrder(module)
+    globals_ = Globals(module)
+    for function in functions:
+        if function.body.blocks:
+            FunctionBufferizer(function, signatures, globals_, order).run()
+    for function in functions:
+        signature = signatures[function.sym_name.data]
+        if not signature.has_tensors:
+            continue
+        n_outs = len(signature.tensor_results)
+        function.function_type = signature.bufferized()
+        if function.arg_attrs is not None:
+            extra = [DictionaryAttr({})] * n_outs
+            function.arg_attrs = ArrayAttr([*function.arg_attrs, *extra])
+        if function.res_attrs is not None:
+            kept = [
+                a
+                for a, t in zip(function.res_attrs, signature.outputs)
+                if not isinstance(t, TensorType)
+            ]
+            function.res_attrs = ArrayAttr(kept) if kept else None
+
+
+@dataclass(frozen=True)
+class BufferizePass(ModulePass):
+    """Convert tensors to memrefs: in-place writes where legal, every buffer freed when dead,
+    tensor results written into caller-provided buffers.
+
+    Input invariant: stage "linalg" (docs/design/cpu-pipeline.md). Output IR: stage
+    "bufferized". See irgrad/lowering/bufferization/bufferize.py for the ownership and in-place rules.
+    """
+
+    name = "bufferize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        bufferize_module(op)
+
+
+__all__ = ["BufferizePass", "FunctionBufferizer", "bufferize_module"]
