@@ -58,7 +58,7 @@ def local_param_bytes(step, args) -> int:
     from xdsl.dialects.builtin import TensorType
     from xdsl.dialects.func import FuncOp
 
-    from irgrad.backends.interpreter.dtypes import numpy_dtype
+    from irgrad.ir_numpy import numpy_dtype
 
     lowered = step.lower(*args)
     fn = next(op for op in lowered.modules["spmd"].ops if isinstance(op, FuncOp) and op.sym_name.data == lowered.entry)

@@ -8,8 +8,8 @@ operators only once tensor_methods is installed, below). Its last step copies it
 names into the package.
 """
 
-from irgrad.frontend import tensor_methods as _tensor_methods
-from irgrad.frontend.bitwise_api import (
+from irgrad.numpy import tensor_methods as _tensor_methods
+from irgrad.numpy.bitwise import (
     bitwise_and,
     bitwise_not,
     bitwise_or,
@@ -21,14 +21,14 @@ from irgrad.frontend.bitwise_api import (
 from irgrad.frontend.check_grads import GradientCheckError, check_grads
 from irgrad.frontend.debugging import debug_nans
 from irgrad.diagnostics import NaNError
-from irgrad.frontend.control_flow import cond, fori_loop, scan, while_loop
-from irgrad.frontend.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
-from irgrad.frontend.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError
-from irgrad.frontend.indexing import getitem as _getitem
+from irgrad.lax.control_flow import cond, fori_loop, scan, while_loop
+from irgrad.tracing.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
+from irgrad.tracing.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError
+from irgrad.numpy.indexing import getitem as _getitem
 from irgrad.frontend.jit import jit
-from irgrad.frontend.numerics_api import all, any, argmax, argmin, clip, isfinite, isinf, isnan, std, var
-from irgrad.frontend.nn_api import conv2d, log_softmax, logsumexp, max_pool2d, one_hot, softmax
-from irgrad.frontend.numpy_api import (
+from irgrad.numpy.numerics import all, any, argmax, argmin, clip, isfinite, isinf, isnan, std, var
+from irgrad.nn.functions import conv2d, log_softmax, logsumexp, max_pool2d, one_hot, softmax
+from irgrad.numpy.basic import (
     abs,
     absolute,
     add,
@@ -81,8 +81,8 @@ from irgrad.frontend.numpy_api import (
     zeros,
     zeros_like,
 )
-from irgrad.frontend.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
-from irgrad.frontend.shape_api import (
+from irgrad.tracing.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from irgrad.numpy.shape import (
     broadcast_to,
     concatenate,
     expand_dims,
@@ -95,7 +95,7 @@ from irgrad.frontend.shape_api import (
     take_along_axis,
     transpose,
 )
-from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, trace
+from irgrad.tracing.tracer import Program, ShapeDtype, Tracer, trace
 from irgrad.frontend.transforms import (
     checkpoint,
     custom_jvp,
@@ -111,8 +111,8 @@ from irgrad.frontend.transforms import (
 )
 from irgrad.frontend.vmap import vmap
 from irgrad.frontend.jacobians import hessian, jacfwd, jacobian, jacrev
-from irgrad.frontend.einsum import einsum
-from irgrad.frontend.activations import (
+from irgrad.numpy.einsum import einsum
+from irgrad.nn.activations import (
     celu,
     dot_product_attention,
     elu,
@@ -135,8 +135,8 @@ from irgrad.frontend.activations import (
     swish,
 )
 
-from irgrad.frontend import linalg
-from irgrad.frontend.numpy_math import (
+from irgrad.numpy import linalg
+from irgrad.numpy.math import (
     arccos,
     arccosh,
     arcsin,
@@ -186,7 +186,7 @@ from irgrad.frontend.numpy_math import (
     tan,
     trunc,
 )
-from irgrad.frontend.numpy_arrays import (
+from irgrad.numpy.arrays import (
     array_split,
     atleast_1d,
     atleast_2d,
@@ -221,7 +221,7 @@ from irgrad.frontend.numpy_arrays import (
     vdot,
     vstack,
 )
-from irgrad.frontend.numpy_reductions import (
+from irgrad.numpy.reductions import (
     allclose,
     argsort,
     array_equal,
@@ -239,10 +239,10 @@ from irgrad.frontend.numpy_reductions import (
     sort,
 )
 
-from irgrad.frontend.numpy_stats import *  # noqa: E402, F403  (names in its __all__)
-from irgrad.frontend.numpy_more import *  # noqa: E402, F403
-from irgrad.frontend.lax_api import *  # noqa: E402, F403
-from irgrad.frontend import special  # noqa: E402  (ig.special, as jax.scipy.special)
+from irgrad.numpy.stats import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.numpy.more import *  # noqa: E402, F403
+from irgrad.lax.structured import *  # noqa: E402, F403
+from irgrad.scipy import special  # noqa: E402  (ig.special, as jax.scipy.special)
 
 _tensor_methods.install()
 del _getitem

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import irgrad as ig
-from irgrad.frontend import dtypes
-from irgrad.frontend.errors import DTypeError, ShapeError, user_site
+from irgrad.tracing import dtypes
+from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 
 
 def _shape(x: Any) -> tuple[int, ...]:

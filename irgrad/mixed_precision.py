@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 import irgrad as ig
-from irgrad.frontend import dtypes
+from irgrad.tracing import dtypes
 
 State = dict[str, Any]
 

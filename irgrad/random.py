@@ -27,12 +27,13 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.frontend import dtypes, lax
-from irgrad.frontend.api_support import api, broadcast_to, is_scalar, lift
-from irgrad.frontend.constants import full
-from irgrad.frontend.errors import DTypeError, ShapeError, user_site
-from irgrad.frontend.sorting import sort_order
-from irgrad.frontend.tracing import Tracer
+from irgrad.tracing import dtypes
+from irgrad.tracing import primitives as lax
+from irgrad.numpy.support import api, broadcast_to, is_scalar, lift
+from irgrad.tracing.constants import full
+from irgrad.tracing.errors import DTypeError, ShapeError, user_site
+from irgrad.numpy.sorting import sort_order
+from irgrad.tracing.tracer import Tracer
 
 __all__ = [
     "PRNGKey",
@@ -469,7 +470,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: int | Shape | None
     half a step off 0, so the noise is finite; computed in float32, float64 for float64
     logits). `shape` defaults to logits' shape without `axis`; a given shape must end with
     it (leading dimensions draw independent samples), as in jax.random.categorical."""
-    from irgrad.frontend.numerics_api import argmax
+    from irgrad.numpy.numerics import argmax
 
     t = lift(logits)
     if t.ndim == 0:

@@ -33,7 +33,7 @@ from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
 from irgrad.backends.interpreter import collectives
-from irgrad.backends.interpreter.dtypes import numpy_dtype
+from irgrad.ir_numpy import numpy_dtype
 from irgrad.backends.interpreter.errors import InterpreterError, InterpreterInputError
 from irgrad.backends.interpreter.runner import (
     Value,

@@ -30,9 +30,9 @@ from irgrad.distributed.placements import (
     normalize_placements,
     placements_to_sharding,
 )
-from irgrad.frontend.api_support import lift
-from irgrad.frontend.errors import user_site
-from irgrad.frontend.tracing import Tracer, current_frame
+from irgrad.numpy.support import lift
+from irgrad.tracing.errors import user_site
+from irgrad.tracing.tracer import Tracer, current_frame
 
 
 def with_sharding_constraint(x: Any, mesh: Mesh, placements: Sequence[Placement]) -> Any:

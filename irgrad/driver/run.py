@@ -91,8 +91,8 @@ def choose_entry(module: ModuleOp, entry: str | None) -> FuncOp:
 
 def load_inputs(paths: Sequence[str], func: FuncOp) -> list[Any]:
     """The `--input` arrays; a bf16 array saved by numpy reads back as 2-byte voids."""
-    from irgrad.backends.interpreter import numpy_dtype
-    from irgrad.backends.interpreter.dtypes import BFLOAT16
+    from irgrad.ir_numpy import numpy_dtype
+    from irgrad.ir_numpy import BFLOAT16
 
     expected = func.function_type.inputs.data
     if len(paths) != len(expected):

@@ -1,6 +1,7 @@
-"""Python model-building API: tracing to `nn` IR and JAX-style transforms."""
+"""JAX-style transforms and compilation over the library: jit and its stages, grad, vjp, jvp,
+vmap, jacobians, custom rules, checkpointing, debugging, `ig.distributed.jit`."""
 
-# The frontend is the API: its modules expect Tracer's operators (tensor_methods.install) and
-# each other, so importing any of them loads the whole of irgrad/api.py, as `import irgrad`
-# did before the API became lazy. (A partly imported irgrad.api is returned as it is.)
+# The transforms expect Tracer's operators (tensor_methods.install) and the library, so
+# importing any of them loads the whole of irgrad/api.py. (A partly imported irgrad.api is
+# returned as it is.)
 import irgrad.api  # noqa: E402, F401

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.frontend.pytree import tree_flatten, tree_unflatten
+from irgrad.tracing.pytree import tree_flatten, tree_unflatten
 
 
 class GradientCheckError(AssertionError):
@@ -65,7 +65,7 @@ def check_grads(
     seed: int = 0,
 ) -> None:
     """Raises GradientCheckError with the worst relative error and where, if any check fails."""
-    from irgrad.frontend.api_support import api
+    from irgrad.numpy.support import api
     from irgrad.frontend.transforms import jvp, vjp
 
     rng = np.random.default_rng(seed)

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.frontend.errors import user_site
-from irgrad.frontend.tracing import Tracer, as_tracer, current_frame
+from irgrad.tracing.errors import user_site
+from irgrad.tracing.tracer import Tracer, as_tracer, current_frame
 
 
 def _check(fmt: str, positional: int, names: list[str]) -> None:

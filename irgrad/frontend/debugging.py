@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from irgrad.frontend.tracing import trace
+from irgrad.tracing.tracer import trace
 
 
 def debug_nans(fn: Callable[..., Any], *, infs: bool = False) -> Callable[..., Any]:

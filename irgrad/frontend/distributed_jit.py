@@ -32,8 +32,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from irgrad.frontend.pytree import tree_flatten, tree_unflatten
-from irgrad.frontend.tracing import ShapeDtype, trace
+from irgrad.tracing.pytree import tree_flatten, tree_unflatten
+from irgrad.tracing.tracer import ShapeDtype, trace
 
 STAGES = ("global", "autodiff", "spmd")
 

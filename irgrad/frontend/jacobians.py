@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.frontend import dtypes
-from irgrad.frontend.api_support import api, dtype_of, lift, shape_of
-from irgrad.frontend.errors import DTypeError, user_site
-from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
+from irgrad.tracing import dtypes
+from irgrad.numpy.support import api, dtype_of, lift, shape_of
+from irgrad.tracing.errors import DTypeError, user_site
+from irgrad.tracing.pytree import TreeDef, tree_flatten, tree_unflatten
 from irgrad.frontend.transforms import jvp, vjp
 from irgrad.frontend.vmap import vmap
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.frontend.errors import DTypeError, UnsupportedError, user_site
-from irgrad.frontend.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
+from irgrad.tracing.errors import DTypeError, UnsupportedError, user_site
+from irgrad.tracing.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
 from irgrad.frontend.stages import Compiled, Lowered
-from irgrad.frontend.tracing import Program, ShapeDtype, Tracer, current_frame, function_name, trace
+from irgrad.tracing.tracer import Program, ShapeDtype, Tracer, current_frame, function_name, trace
 
 BACKENDS = ("interp", "cpu", "gpu")
 

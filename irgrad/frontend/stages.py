@@ -17,8 +17,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from irgrad.frontend.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
-from irgrad.frontend.tracing import Program, ShapeDtype
+from irgrad.tracing.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
+from irgrad.tracing.tracer import Program, ShapeDtype
 
 STAGE_NAMES = ("nn", "autodiff", "linalg", "bufferized", "loops", "llvm", "llvm-ir")
 
@@ -228,8 +228,8 @@ def avals_of(leaves: Sequence[Any]) -> tuple[ShapeDtype, ...]:
 
 def _traces_as(x: np.ndarray) -> np.dtype | None:
     """The dtype a trace gives an argument like `x` (`dtypes.array_dtype_of`), None if none."""
-    from irgrad.frontend import dtypes
-    from irgrad.frontend.errors import DTypeError
+    from irgrad.tracing import dtypes
+    from irgrad.tracing.errors import DTypeError
 
     try:
         return dtypes.array_dtype_of(x)

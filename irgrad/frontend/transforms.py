@@ -20,12 +20,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
 from irgrad.dialects import autodiff as ad
-from irgrad.frontend import dtypes
-from irgrad.frontend.api_support import api, dtype_of, is_scalar, lift, shape_of
-from irgrad.frontend.constants import full
-from irgrad.frontend.errors import DTypeError, ShapeError, user_site
-from irgrad.frontend.pytree import TreeDef, tree_flatten, tree_unflatten
-from irgrad.frontend.tracing import (
+from irgrad.tracing import dtypes
+from irgrad.numpy.support import api, dtype_of, is_scalar, lift, shape_of
+from irgrad.tracing.constants import full
+from irgrad.tracing.errors import DTypeError, ShapeError, user_site
+from irgrad.tracing.pytree import TreeDef, tree_flatten, tree_unflatten
+from irgrad.tracing.tracer import (
     ShapeDtype,
     TracedFunction,
     Tracer,
@@ -449,7 +449,7 @@ class custom_jvp:
 
 
 def np_broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
-    from irgrad.frontend.shape_api import broadcast_to
+    from irgrad.numpy.shape import broadcast_to
 
     return broadcast_to(x, shape)
 
@@ -492,7 +492,7 @@ def _eager_capable(staged: Callable[..., Any]) -> Callable[..., Any]:
 def eval_shape(fn: Callable[..., Any], *args: Any) -> Any:
     """The shapes and dtypes of `fn(*args)` as a pytree of `ShapeDtype`s, traced, never run
     (`jax.eval_shape`). `args` may hold arrays or `ShapeDtype`s."""
-    from irgrad.frontend.tracing import ShapeDtype, trace
+    from irgrad.tracing.tracer import ShapeDtype, trace
 
     program = trace(fn, *args)
     outs = [ShapeDtype(a.shape, a.dtype) for a in program.traced.out_avals]

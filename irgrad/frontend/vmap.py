@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from irgrad.dialects import autodiff as ad
-from irgrad.frontend.errors import ShapeError, user_site
-from irgrad.frontend.pytree import tree_flatten, tree_unflatten
-from irgrad.frontend.tracing import ShapeDtype, Tracer
+from irgrad.tracing.errors import ShapeError, user_site
+from irgrad.tracing.pytree import tree_flatten, tree_unflatten
+from irgrad.tracing.tracer import ShapeDtype, Tracer
 from irgrad.frontend.transforms import _call_operands, _eager_capable, _emit_results, _trace_child
-from irgrad.frontend.api_support import dtype_of, shape_of
+from irgrad.numpy.support import dtype_of, shape_of
 
 Axis = int | None
 

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 import irgrad as ig
-from irgrad.frontend import dtypes
-from irgrad.frontend.errors import user_site
+from irgrad.tracing import dtypes
+from irgrad.tracing.errors import user_site
 from irgrad.layers.base import Key, Layer, Params, host_rng, normal, zeros
 
 

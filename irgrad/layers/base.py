@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.frontend import dtypes
+from irgrad.tracing import dtypes
 
 Params = dict[str, Any]
 Key = int | np.random.Generator

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from irgrad.frontend import dtypes
+from irgrad.tracing import dtypes
 from irgrad.layers.activation import ReLU
 from irgrad.layers.base import Key, Layer, Params, split
 from irgrad.layers.linear import Linear

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import irgrad as ig
-from irgrad.frontend import dtypes
+from irgrad.tracing import dtypes
 from irgrad.layers.base import Key, Layer, Params, he_normal, host_rng, zeros
 
 

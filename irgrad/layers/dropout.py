@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import irgrad as ig
-from irgrad.frontend.api_support import shape_of
+from irgrad.numpy.support import shape_of
 from irgrad.layers.base import Layer, Params
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import irgrad as ig
-from irgrad.frontend import dtypes
+from irgrad.tracing import dtypes
 from irgrad.layers.base import Key, Layer, Params, host_rng, normal
 
 

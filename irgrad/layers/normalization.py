@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import irgrad as ig
-from irgrad.frontend import dtypes
-from irgrad.frontend.errors import user_site
+from irgrad.tracing import dtypes
+from irgrad.tracing.errors import user_site
 from irgrad.layers.base import Key, Layer, Params, ones, zeros
 
 

@@ -26,7 +26,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
 from _interpreter_util import assert_same, parse
-from irgrad.backends.interpreter import from_attribute, numpy_dtype, run_function
+from irgrad.backends.interpreter import run_function
+from irgrad.ir_numpy import from_attribute, numpy_dtype
 from irgrad.backends.interpreter.runner import lookup_function, make_interpreter
 from irgrad.backends.interpreter.values import numpy_impl
 from irgrad.diagnostics import verify_module

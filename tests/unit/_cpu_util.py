@@ -23,7 +23,7 @@ from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
 
 from irgrad.backends.cpu import CompiledFunction, CompiledModule, compile_module
-from irgrad.backends.interpreter import numpy_dtype
+from irgrad.ir_numpy import numpy_dtype
 from irgrad.backends.interpreter.runner import make_interpreter
 from irgrad.diagnostics import parse_module, verify_module
 from irgrad.context import make_context

@@ -11,7 +11,9 @@ from xdsl.dialects.builtin import FunctionType, IndexType, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from irgrad.backends.interpreter import run_function, tensor_type_for
+from irgrad.backends.interpreter import run_function
+
+from irgrad.ir_numpy import tensor_type_for
 from irgrad.diagnostics import parse_module, verify_module
 from irgrad.context import make_context
 

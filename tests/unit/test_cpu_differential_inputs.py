@@ -25,7 +25,7 @@ import pytest
 import irgrad as ig
 from _differential import assert_same_trees
 from irgrad.backends.cpu import ArgumentError
-from irgrad.frontend.errors import ConcretizationError, DTypeError, ShapeError
+from irgrad.tracing.errors import ConcretizationError, DTypeError, ShapeError
 from irgrad.frontend.stages import SignatureError
 
 pytestmark = pytest.mark.usefixtures("no_disk_cache")

@@ -35,7 +35,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 import test_lowering_nn_to_linalg as table
 from _differential import Outcome, assert_same_results, compile_batch
 from _interpreter_util import Scalar
-from irgrad.backends.interpreter import element_type_for, tensor_type_for
+from irgrad.ir_numpy import element_type_for, tensor_type_for
 from irgrad.dialects import nn
 from test_lowering_nn_to_linalg import ALL, F32, F64, FLOATS, I1, I64, INTS, Case, values
 
@@ -223,7 +223,7 @@ def zero_size_cases() -> list[Case]:
 
 
 def to_attribute(data: np.ndarray) -> Any:
-    from irgrad.backends.interpreter import to_attribute as convert
+    from irgrad.ir_numpy import to_attribute as convert
 
     return convert(data)
 

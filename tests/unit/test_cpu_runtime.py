@@ -304,7 +304,7 @@ CASTS = [
 
 @pytest.mark.parametrize("source, result, op, values", CASTS)
 def test_casts(source: str, result: str, op: str, values: list) -> None:
-    from irgrad.backends.interpreter import numpy_dtype
+    from irgrad.ir_numpy import numpy_dtype
     from irgrad.diagnostics import parse_module
     from irgrad.context import make_context
 

@@ -43,7 +43,7 @@ def test_threaded_results_are_bitwise_serial(shape):
     serial_module = ig.trace(fn, x).module.clone()
     run_pipeline(serial_module, stage_spec("loops"))
     ConvertToLLVMPass(threads=False).apply(make_context(), serial_module)
-    from irgrad.backends.interpreter import element_type_for
+    from irgrad.ir_numpy import element_type_for
     from xdsl.dialects.builtin import MemRefType
 
     t = MemRefType(element_type_for(np.dtype(np.float32)), list(shape))

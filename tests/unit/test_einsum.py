@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import irgrad as ig
-from irgrad.frontend.errors import ShapeError
+from irgrad.tracing.errors import ShapeError
 
 CASES = [
     ("ij,jk->ik", [(3, 4), (4, 5)]),

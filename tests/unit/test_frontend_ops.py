@@ -411,7 +411,7 @@ def test_dot_of_vectors():
 
 
 # ---------------------------------------------------------------------------------------------
-# dtype promotion (JAX's rules, documented in irgrad/frontend/dtypes.py)
+# dtype promotion (JAX's rules, documented in irgrad/tracing/dtypes.py)
 # ---------------------------------------------------------------------------------------------
 
 F16, BF16, F32, F64 = np.float16, ig.bfloat16, np.float32, np.float64

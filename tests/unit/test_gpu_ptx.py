@@ -43,7 +43,8 @@ from irgrad.backends.gpu import (
 )
 from irgrad.backends.gpu.emulator import EmulatedDevice
 from irgrad.backends.gpu.runtime import BufferPool, param_format, param_value
-from irgrad.backends.interpreter import run_function, tensor_type_for
+from irgrad.backends.interpreter import run_function
+from irgrad.ir_numpy import tensor_type_for
 
 ARCHS = ("sm_80", "sm_90")
 ROOT = Path(__file__).resolve().parents[2]

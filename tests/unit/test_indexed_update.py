@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import irgrad as ig
-from irgrad.frontend.errors import ShapeError
+from irgrad.tracing.errors import ShapeError
 
 rng = np.random.default_rng(11)
 X = rng.standard_normal((4, 5))

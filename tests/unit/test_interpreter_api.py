@@ -42,13 +42,9 @@ from irgrad.backends.interpreter import (
     InterpreterInputError,
     InterpreterInternalError,
     UnsupportedOpError,
-    element_type_for,
-    from_attribute,
-    numpy_dtype,
     run_function,
-    tensor_type_for,
-    to_attribute,
 )
+from irgrad.ir_numpy import element_type_for, from_attribute, numpy_dtype, tensor_type_for, to_attribute
 from irgrad.backends.interpreter import runner
 from irgrad.backends.interpreter.values import numpy_impl
 from irgrad.dialects import autodiff, nn

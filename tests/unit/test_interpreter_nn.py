@@ -15,7 +15,8 @@ import pytest
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerType, TensorType, f32, i1, i32
 
 from _interpreter_util import assert_same, parse, run1, run_ops, run_text
-from irgrad.backends.interpreter import run_function, to_attribute
+from irgrad.backends.interpreter import run_function
+from irgrad.ir_numpy import to_attribute
 from irgrad.dialects import nn
 
 BF16 = np.dtype(ml_dtypes.bfloat16)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import irgrad as ig
-from irgrad.frontend.errors import DTypeError
+from irgrad.tracing.errors import DTypeError
 
 
 def numeric_jacobian(fn, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""ig.lax / irgrad.frontend.lax_api: switch, map, associative_scan, dynamic slices, top_k, clamp,
+"""ig.lax / irgrad.lax.structured: switch, map, associative_scan, dynamic slices, top_k, clamp,
 select_n, integer_pow, and nonzero / argwhere / flatnonzero / unique with a static size.
 
 Values against numpy references and JAX's documented semantics, eagerly, traced and under
@@ -14,7 +14,7 @@ import pytest
 
 import irgrad as ig
 import irgrad.lax as lax
-from irgrad.frontend.errors import ConcretizationError, DTypeError, ShapeError
+from irgrad.tracing.errors import ConcretizationError, DTypeError, ShapeError
 
 rng = np.random.default_rng(7)
 
@@ -448,7 +448,7 @@ def test_lax_namespace_and_top_level_names():
     assert set(lax.__all__) <= set(dir(lax))
     for name in ["switch", "associative_scan", "dynamic_slice", "top_k", "clamp", "select_n", "integer_pow",
                  "nonzero", "argwhere", "flatnonzero", "unique"]:
-        assert getattr(ig, name) is getattr(__import__("irgrad.frontend.lax_api", fromlist=[name]), name), name
+        assert getattr(ig, name) is getattr(__import__("irgrad.lax.structured", fromlist=[name]), name), name
     assert not hasattr(ig, "map")  # lax.map only: it would shadow the builtin under `import *`
     np.testing.assert_allclose(lax.logistic(np.zeros(2)), [0.5, 0.5])
     np.testing.assert_array_equal(lax.rem(np.array([-7, 7], np.int32), np.int32(3)), [-1, 1])

@@ -24,7 +24,8 @@ from xdsl.dialects.builtin import IndexType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 
 import irgrad as ig
-from irgrad.backends.interpreter import numpy_dtype, run_function
+from irgrad.backends.interpreter import run_function
+from irgrad.ir_numpy import numpy_dtype
 from irgrad.diagnostics import parse_module, verify_module
 from irgrad.context import make_context
 from irgrad.registry import irgrad_passes
@@ -33,7 +34,7 @@ from irgrad.lowering.nn_to_linalg.linalg_fuse_elementwise import LinalgFuseEleme
 from irgrad.pipelines import STAGES
 from irgrad.registry import lower, run_pipeline
 
-FILECHECK_CASES = Path(__file__).parents[1] / "filecheck" / "lowering" / "linalg-fuse-elementwise.mlir"
+FILECHECK_CASES = Path(__file__).parents[1] / "filecheck" / "lowering" / "nn_to_linalg" / "linalg-fuse-elementwise.mlir"
 
 # ---------------------------------------------------------------------------------------------
 # Harness

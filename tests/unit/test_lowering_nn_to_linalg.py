@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from xdsl.dialects.builtin import IndexType, ModuleOp, i32, i64
 
 from _interpreter_util import Scalar, assert_same, build, parse
-from irgrad.backends.interpreter import element_type_for, run_function, tensor_type_for
+from irgrad.backends.interpreter import run_function
+from irgrad.ir_numpy import element_type_for, tensor_type_for
 from irgrad.diagnostics import PassError, verify_module
 from irgrad.dialects import nn
 from irgrad.context import make_context
@@ -220,7 +221,7 @@ def elementwise_cases() -> list[Case]:
 
 
 def creation_cases() -> list[Case]:
-    from irgrad.backends.interpreter import to_attribute
+    from irgrad.ir_numpy import to_attribute
 
     cases: list[Case] = []
     for dtype in [F32, I1, BF16, I64]:

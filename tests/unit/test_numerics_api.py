@@ -1,4 +1,4 @@
-"""clip, isfinite/isnan/isinf, all/any, argmax/argmin, var/std (irgrad/frontend/numerics_api.py):
+"""clip, isfinite/isnan/isinf, all/any, argmax/argmin, var/std (irgrad/numpy/numerics.py):
 against numpy on random inputs with NaN, infinities and ties, eagerly and compiled; their
 derivative contracts (clip's bounds, no gradient through predicates and indices) against
 float64 finite differences."""

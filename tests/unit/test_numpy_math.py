@@ -1,4 +1,4 @@
-"""Elementwise math of irgrad/frontend/numpy_math.py against numpy: values to a few ulp in
+"""Elementwise math of irgrad/numpy/math.py against numpy: values to a few ulp in
 float64 over wide ranges (eager, and all functions in one `ig.jit` compile), float32 and int
 inputs, the special values (signed zeros, infinities, NaN, halves), gradients against finite
 differences, the documented derivatives at kinks, and errors."""
@@ -241,7 +241,7 @@ def test_errors_name_the_function():
 # read from their module.
 # ---------------------------------------------------------------------------------------------
 
-from irgrad.frontend import numpy_math as nm  # noqa: E402
+from irgrad.numpy import math as nm  # noqa: E402
 
 try:
     import mpmath

@@ -1,4 +1,4 @@
-"""irgrad/frontend/numpy_more.py against numpy: array/asarray (traced leaves, JAX's dtypes),
+"""irgrad/numpy/more.py against numpy: array/asarray (traced leaves, JAX's dtypes),
 flips, rotations, appends, splits, index constructions, log/geometric ranges, fill_diagonal
 and the static queries; eagerly and traced, with gradients against finite differences."""
 

@@ -1,4 +1,4 @@
-"""Reductions, scans, sorting and statistics of irgrad/frontend/numpy_reductions.py and
+"""Reductions, scans, sorting and statistics of irgrad/numpy/reductions.py and
 `ig.linalg.norm` against numpy: eagerly and in one `ig.jit` compile, ints exact, sort stability
 and NaN order, gradients against finite differences (prod at zeros, median's halves, sort's
 permutation), and errors."""

@@ -1,5 +1,5 @@
 """NaN-ignoring reductions, quantiles and numerical statistics of
-irgrad/frontend/numpy_stats.py against numpy: eagerly and in one `ig.jit` compile, ints exact,
+irgrad/numpy/stats.py against numpy: eagerly and in one `ig.jit` compile, ints exact,
 NaN placement, keepdims/axis variants, dtypes, gradients against finite differences, the
 documented derivatives at ties, kinks and NaN entries, and errors."""
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import irgrad as ig
-from irgrad.frontend.errors import DTypeError, ShapeError
+from irgrad.tracing.errors import DTypeError, ShapeError
 
 rng = np.random.default_rng(3)
 W = rng.standard_normal((4, 4)) * 0.5

@@ -13,14 +13,14 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 
 from irgrad.backends.interpreter import run_function
-from irgrad.backends.interpreter.dtypes import numpy_dtype
+from irgrad.ir_numpy import numpy_dtype
 from irgrad.backends.spmd import run_partitioned
 from irgrad.diagnostics import parse_module
 from irgrad.dialects import shard
 from irgrad.context import make_context
 from irgrad.registry import build_pipeline
 
-FILECHECK = pathlib.Path(__file__).parents[1] / "filecheck" / "transforms" / "shard-partition.mlir"
+FILECHECK = pathlib.Path(__file__).parents[1] / "filecheck" / "transforms" / "shard" / "shard-partition.mlir"
 
 
 def _parse(text: str) -> ModuleOp:

@@ -1,4 +1,4 @@
-"""ig.special (irgrad/frontend/special.py) against mpmath in float64: a few ulp over each
+"""ig.special (irgrad/scipy/special.py) against mpmath in float64: a few ulp over each
 function's domain, tails included (eager, and all functions in one `ig.jit` compile); the
 stdlib's math.erfc / math.lgamma where mpmath is missing; special values; float32, float16
 and int inputs; gradients against finite differences (first and second order); derivative

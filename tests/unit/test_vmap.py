@@ -8,7 +8,7 @@ import pytest
 
 import irgrad as ig
 from irgrad.autodiff.errors import AutodiffError
-from irgrad.frontend.errors import ShapeError
+from irgrad.tracing.errors import ShapeError
 
 
 def f(x, w):

@@ -24,8 +24,8 @@ from _autodiff_harness import run_pass
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import nn
 from irgrad.context import make_context
-from irgrad.frontend import lax
-from irgrad.frontend.pytree import tree_flatten, tree_unflatten
+from irgrad.tracing import primitives as lax
+from irgrad.tracing.pytree import tree_flatten, tree_unflatten
 
 B = 4  # examples per batch
 TOL = {"rtol": 1e-12, "atol": 1e-12}

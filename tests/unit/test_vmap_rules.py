@@ -31,7 +31,7 @@ from irgrad.autodiff.batching import BatchBuilder, batched, batched_type
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import nn
 from irgrad.context import make_context
-from irgrad.frontend import lax
+from irgrad.tracing import primitives as lax
 
 B = 3  # examples per batch
 

@@ -8,19 +8,12 @@ implementations are `InterpreterFunctions` registered over xDSL's own.
 
 Public API:
 - `run_function(module, entry, args)`: run `@entry` on numpy arrays and scalars;
-- `numpy_dtype`, `element_type_for`, `tensor_type_for`: IR types <-> numpy dtypes;
-- `to_attribute`, `from_attribute`: numpy arrays <-> `dense<...>` attributes;
 - `InterpreterInputError` (bad arguments, a `ValueError`), `InterpreterError` (the program
   cannot run: unsupported op, undefined behaviour) and its subclasses.
 """
 
-from irgrad.backends.interpreter.dtypes import (
-    element_type_for,
-    from_attribute,
-    numpy_dtype,
-    tensor_type_for,
-    to_attribute,
-)
+from typing import TYPE_CHECKING, Any
+
 from irgrad.backends.interpreter.errors import (
     InterpreterError,
     InterpreterInputError,
@@ -28,7 +21,6 @@ from irgrad.backends.interpreter.errors import (
     UndefinedBehaviorError,
     UnsupportedOpError,
 )
-from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from irgrad.backends.interpreter.runner import run_function
@@ -36,12 +28,13 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     """`run_function` on first use: the runner pulls in xDSL's interpreters (~0.2 s), which
-    tracing a program with a captured array (to_attribute) or compiling it never needs."""
+    importing the interpreter's errors never needs."""
     if name == "run_function":
         from irgrad.backends.interpreter.runner import run_function
 
         return run_function
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "InterpreterError",
@@ -49,10 +42,5 @@ __all__ = [
     "InterpreterInternalError",
     "UndefinedBehaviorError",
     "UnsupportedOpError",
-    "element_type_for",
-    "from_attribute",
-    "numpy_dtype",
     "run_function",
-    "tensor_type_for",
-    "to_attribute",
 ]

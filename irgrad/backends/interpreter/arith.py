@@ -28,7 +28,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, re
 from xdsl.ir import Attribute, Operation
 
 from irgrad.backends.interpreter import numerics
-from irgrad.backends.interpreter.dtypes import from_attribute, numpy_dtype
+from irgrad.ir_numpy import from_attribute, numpy_dtype
 from irgrad.backends.interpreter.errors import UndefinedBehaviorError, UnsupportedOpError
 from irgrad.backends.interpreter.nn_creation import scalar_from_attr
 from irgrad.backends.interpreter.values import numpy_impl

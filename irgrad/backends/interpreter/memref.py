@@ -18,7 +18,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, re
 from xdsl.traits import SymbolTable
 
 from irgrad.backends.interpreter.arith import element_dtype
-from irgrad.backends.interpreter.dtypes import from_attribute
+from irgrad.ir_numpy import from_attribute
 from irgrad.backends.interpreter.errors import UndefinedBehaviorError
 from irgrad.backends.interpreter.tensor import (
     read_elements,

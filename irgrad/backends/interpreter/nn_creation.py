@@ -8,7 +8,7 @@ import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, register_impls
 
-from irgrad.backends.interpreter.dtypes import from_attribute, is_float_dtype, numpy_dtype
+from irgrad.ir_numpy import from_attribute, is_float_dtype, numpy_dtype
 from irgrad.backends.interpreter.numerics import cast_float
 from irgrad.backends.interpreter.values import numpy_impl
 from irgrad.dialects import nn

@@ -58,7 +58,7 @@ def _public_functions(module: ModuleOp) -> dict[str, func.FuncOp]:
 
 
 def _random_value(t: Attribute, rng: np.random.Generator) -> object | None:
-    from irgrad.backends.interpreter import numpy_dtype
+    from irgrad.ir_numpy import numpy_dtype
 
     if isinstance(t, IndexType):
         return int(rng.integers(0, 2))

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from irgrad.backends.interpreter.dtypes import BFLOAT16, LOW_PRECISION_DTYPES, is_float_dtype
+from irgrad.ir_numpy import BFLOAT16, LOW_PRECISION_DTYPES, is_float_dtype
 
 Array = Any  # a numpy array or numpy scalar
 

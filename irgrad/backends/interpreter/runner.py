@@ -23,7 +23,7 @@ from irgrad import context, registry
 from irgrad.backends.interpreter.arith import ArithFunctions
 from irgrad.backends.interpreter.blas import BlasFunctions
 from irgrad.backends.interpreter.debug import DebugFunctions
-from irgrad.backends.interpreter.dtypes import is_float_dtype, numpy_dtype
+from irgrad.ir_numpy import is_float_dtype, numpy_dtype
 from irgrad.backends.interpreter.errors import (
     InterpreterError,
     InterpreterInputError,

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl
 from xdsl.ir import Attribute, Operation
 
-from irgrad.backends.interpreter.dtypes import FLOAT_DTYPES, numpy_dtype
+from irgrad.ir_numpy import FLOAT_DTYPES, numpy_dtype
 from irgrad.backends.interpreter.errors import InterpreterError, InterpreterInternalError
 
 ShapedTypes = (TensorType, MemRefType, VectorType)

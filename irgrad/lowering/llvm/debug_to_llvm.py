@@ -27,7 +27,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from irgrad.backends import debug_print
 from irgrad.diagnostics import PassError
 from irgrad.dialects.debug import PrintOp
-from irgrad.frontend.dtypes import from_element_type
+from irgrad.tracing.dtypes import from_element_type
 from irgrad.lowering.llvm.common import PTR, LLVMBuilder, StringGlobals, apply_conversion, check_no_ops_left
 
 

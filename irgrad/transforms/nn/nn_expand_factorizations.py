@@ -5,7 +5,7 @@ Why: LAPACK does these factorizations far better than any loop nest irgrad could
 (blocked, BLAS-3), so the CPU pipeline calls it; but every other target (the GPU, a CPU
 without LAPACK) needs them as ordinary IR. This pass writes each op as its reference loop
 (one `scf.for` over the columns of masked whole-matrix updates, the algorithms of
-irgrad/frontend/linalg.py: `_cholesky_loop`, `_trsm_loop`, `_lu_loop`, `_qr_loop`, and
+irgrad/numpy/linalg.py: `_cholesky_loop`, `_trsm_loop`, `_lu_loop`, `_qr_loop`, and
 parallel cyclic Jacobi for eigh and svd, `_eigh_raw` and `_svd_raw`), traced from Python as
 JAX's `mlir.lower_fun` does. Their results match the ops' contracts (NaN for a matrix that is
 not positive definite, getrf's pivots, inf/NaN for a zero on a triangular diagonal, LAPACK's
@@ -80,7 +80,7 @@ def _reference(kind: str, lower: bool, unit: bool) -> Callable[..., Any]:
     """The frontend's reference loop for one factorization, what is outlined (imported late:
     the frontend imports the pass registry, not the other way round). For syevd and gesdd it
     returns vectors of any sign, as LAPACK does; `_post` then applies the op's contract."""
-    from irgrad.frontend import linalg
+    from irgrad.numpy import linalg
 
     if kind == "potrf":
         return linalg._cholesky_loop
@@ -98,7 +98,7 @@ def _reference(kind: str, lower: bool, unit: bool) -> Callable[..., Any]:
 def _post(kind: str) -> Callable[..., Any] | None:
     """What follows the outlined call, inline, as a function of (operands..., raw results...):
     the sign convention and the NaN rule of nn.eigh / nn.svd / nn.qr (None for the others)."""
-    from irgrad.frontend import linalg
+    from irgrad.numpy import linalg
 
     if kind == "syevd":
         return linalg._eigh_post
@@ -116,8 +116,8 @@ def _type_name(t: Any) -> str:
 
 def _trace_function(fn: Callable[..., Any], types: list[Any]) -> func.FuncOp:
     """`fn` traced for tensor arguments of `types`, as a detached function."""
-    from irgrad.frontend.tracing import ShapeDtype, trace
-    from irgrad.frontend import dtypes
+    from irgrad.tracing.tracer import ShapeDtype, trace
+    from irgrad.tracing import dtypes
 
     avals = []
     for t in types:

@@ -1,0 +1,93 @@
+"""`ig.lax`: jax.lax's names for what irgrad provides (`import irgrad.lax as lax`).
+
+Control flow and transforms (cond, fori_loop, while_loop, scan, switch, map,
+associative_scan, stop_gradient), dynamic slicing, top_k, clamp, select/select_n,
+integer_pow, cumulative reductions with lax's signature (cumsum/cumprod/cummax/cummin(operand,
+axis=0, reverse=False)), and the elementwise ops whose lax semantics are numpy's (lax.add is
+ig.add, lax.logistic is ig.sigmoid, lax.rem is ig.fmod, ...). Names whose lax meaning differs
+from irgrad's numpy-style function (lax.div truncates integers, lax.round rounds half away from
+zero, lax.sort / lax.pad / lax.reduce take other arguments) are not provided. The semantics and
+derivative contracts of the lax-specific functions are in irgrad/lax/structured.py.
+"""
+
+import irgrad.api  # noqa: F401  (first: the library's modules expect the whole API loaded)
+from irgrad.nn.activations import expm1
+from irgrad.numpy.bitwise import (
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+)
+from irgrad.numpy.bitwise import left_shift as shift_left
+from irgrad.numpy.bitwise import right_shift as shift_right_arithmetic
+from irgrad.lax.control_flow import cond, fori_loop, scan, while_loop
+from irgrad.lax.structured import (
+    associative_scan,
+    clamp,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+    integer_pow,
+    map,
+    select,
+    select_n,
+    switch,
+    top_k,
+)
+from irgrad.numpy.numerics import isfinite as is_finite
+from irgrad.numpy.basic import (
+    abs,
+    add,
+    cos,
+    erf,
+    exp,
+    floor,
+    log,
+    log1p,
+    rsqrt,
+    sign,
+    sin,
+    sqrt,
+    square,
+    tanh,
+)
+from irgrad.numpy.basic import equal as eq
+from irgrad.numpy.basic import greater as gt
+from irgrad.numpy.basic import greater_equal as ge
+from irgrad.numpy.basic import less as lt
+from irgrad.numpy.basic import less_equal as le
+from irgrad.numpy.basic import maximum as max
+from irgrad.numpy.basic import minimum as min
+from irgrad.numpy.basic import multiply as mul
+from irgrad.numpy.basic import negative as neg
+from irgrad.numpy.basic import not_equal as ne
+from irgrad.numpy.basic import power as pow
+from irgrad.numpy.basic import sigmoid as logistic
+from irgrad.numpy.basic import subtract as sub
+from irgrad.numpy.math import arccos as acos
+from irgrad.numpy.math import arcsin as asin
+from irgrad.numpy.math import arctan as atan
+from irgrad.numpy.math import arctan2 as atan2
+from irgrad.numpy.math import cbrt, ceil, cosh, exp2, reciprocal, sinh, tan
+from irgrad.numpy.math import fmod as rem
+from irgrad.numpy.shape import concatenate, transpose
+from irgrad.frontend.transforms import stop_gradient
+
+__all__ = [
+    "abs", "acos", "add", "asin", "associative_scan", "atan", "atan2", "bitwise_and", "bitwise_not",
+    "bitwise_or", "bitwise_xor", "cbrt", "ceil", "clamp", "concatenate", "cond", "cos", "cosh",
+    "cummax", "cummin", "cumprod", "cumsum", "dynamic_index_in_dim", "dynamic_slice",
+    "dynamic_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_update_slice",
+    "dynamic_update_slice_in_dim", "eq", "erf", "exp", "exp2", "expm1", "floor", "fori_loop", "ge",
+    "gt", "integer_pow", "is_finite", "le", "log", "log1p", "logistic", "lt", "map", "max", "min",
+    "mul", "ne", "neg", "pow", "reciprocal", "rem", "rsqrt", "scan", "select", "select_n",
+    "shift_left", "shift_right_arithmetic", "sign", "sin", "sinh", "sqrt", "square", "stop_gradient",
+    "sub", "switch", "tan", "tanh", "top_k", "transpose", "while_loop",
+]  # fmt: skip

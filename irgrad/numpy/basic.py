@@ -1,0 +1,561 @@
+"""Elementwise math, comparisons, reductions, creation and matmul with numpy names and semantics.
+
+Broadcasting and JAX's dtype promotion happen here, once, through `api_support.operands`; the
+emitted IR then spells every broadcast (`nn.broadcast_in_dim`) and conversion (`nn.convert`).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from irgrad.dialects import nn
+from irgrad.tracing import dtypes
+from irgrad.tracing import primitives as lax
+from irgrad.numpy.support import (
+    api,
+    broadcast_shapes,
+    broadcast_to,
+    is_scalar,
+    lift,
+    normalize_axes,
+    operands,
+    require_float,
+    result_dtype,
+)
+from irgrad.tracing.constants import full as _full
+from irgrad.tracing.errors import DTypeError, ShapeError, user_site
+from irgrad.tracing.tracer import Tracer
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise binary
+# ---------------------------------------------------------------------------------------------
+
+
+def _binary(op_name: str, op_class: type[nn.ElementwiseBinaryOp], x: Any, y: Any) -> Tracer:
+    (a, b), d = operands(op_name, x, y)
+    if d == dtypes.bool_ and op_class in (nn.AddOp, nn.SubOp, nn.MulOp, nn.DivOp):
+        raise DTypeError(f"{op_name}: not defined on bool arrays; convert with .astype(){user_site()}")
+    return lax.binary(op_class, a, b)
+
+
+@api
+def add(x: Any, y: Any) -> Tracer:
+    return _binary("add", nn.AddOp, x, y)
+
+
+@api
+def subtract(x: Any, y: Any) -> Tracer:
+    return _binary("subtract", nn.SubOp, x, y)
+
+
+@api
+def multiply(x: Any, y: Any) -> Tracer:
+    return _binary("multiply", nn.MulOp, x, y)
+
+
+@api
+def divide(x: Any, y: Any) -> Tracer:
+    """True division: integer operands give float32, as jnp.divide."""
+    d = result_dtype(x, y)
+    if not dtypes.is_float(d):
+        d = dtypes.float32
+    (a, b), _ = operands("divide", x, y, dtype=d)
+    return lax.binary(nn.DivOp, a, b)
+
+
+true_divide = divide
+
+
+@api
+def floor_divide(x: Any, y: Any) -> Tracer:
+    (a, b), d = operands("floor_divide", x, y)
+    if dtypes.is_float(d):
+        q = floor(lax.binary(nn.DivOp, a, b))
+        # numpy's divmod at the infinities: an infinite dividend gives NaN; a finite nonzero
+        # one over an infinite divisor of the other sign gives -1 (its remainder is that
+        # infinity), where floor(x / y) would say -0.
+        a_inf, b_inf = _is_inf(a), _is_inf(b)
+        zero = _full(a.shape, 0, d)
+        signs_differ = lax.compare("ne", lax.compare("lt", a, zero), lax.compare("lt", b, zero))
+        minus_one = lax.select(lax.compare("ne", a, zero), signs_differ, lax.compare("ne", a, a))
+        q = lax.select(lax.select(b_inf, minus_one, b_inf), _full(a.shape, -1, d), q)
+        return lax.select(a_inf, _full(a.shape, float("nan"), d), q)
+    # Truncating division corrected toward -inf where the signs differ and it is inexact.
+    q = lax.binary(nn.DivOp, a, b)
+    r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, q, b))
+    zero = _full(a.shape, 0, d)
+    inexact = lax.compare("ne", r, zero)
+    signs_differ = lax.compare("ne", lax.compare("lt", r, zero), lax.compare("lt", b, zero))
+    fix = lax.select(lax.select(inexact, signs_differ, inexact), _full(a.shape, 1, d), zero)
+    return lax.binary(nn.SubOp, q, fix)
+
+
+def _is_inf(t: Tracer) -> Tracer:
+    """|t| == inf, as a compare (no abs: -inf and inf checked apart)."""
+    pos = lax.compare("eq", t, _full(t.shape, float("inf"), t.dtype))
+    neg = lax.compare("eq", t, _full(t.shape, float("-inf"), t.dtype))
+    return lax.select(pos, pos, neg)
+
+
+@api
+def remainder(x: Any, y: Any) -> Tracer:
+    """`x % y` as numpy and Python define it: the result has the divisor's sign.
+
+    Integers: the truncated remainder `x - trunc(x / y) * y`, plus `y` where it is nonzero with
+    a sign other than `y`'s; a zero divisor gives 0 (numpy's result, without its warning).
+    Floats: `x - floor(x / y) * y`, then moved into `[0, y)` (or `(y, 0]`) where rounding left
+    it outside. The derivative is 1 in `x` and `-floor(x / y)` in `y`, away from the jumps.
+    """
+    (a, b), d = operands("remainder", x, y)
+    zero = _full(a.shape, 0, d)
+    if dtypes.is_float(d):
+        r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, floor(lax.binary(nn.DivOp, a, b)), b))
+        # A finite x over an infinite y: x itself (then the sign rule below makes it +-inf
+        # where the signs differ), as numpy; x - floor(x / y) * y would be 0 * inf = NaN.
+        finite_over_inf = lax.select(_is_inf(b), lax.compare("eq", lax.binary(nn.SubOp, a, a), zero), _is_inf(b))
+        r = lax.select(finite_over_inf, a, r)
+    else:
+        q = lax.binary(nn.DivOp, a, b)
+        r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, q, b))
+        r = lax.select(lax.compare("eq", b, zero), zero, r)  # nn.div divides by 1 there
+    nonzero = lax.compare("ne", r, zero)
+    signs_differ = lax.compare("ne", lax.compare("lt", r, zero), lax.compare("lt", b, zero))
+    r = lax.select(lax.select(nonzero, signs_differ, nonzero), lax.binary(nn.AddOp, r, b), r)
+    if dtypes.is_float(d):
+        # Rounding can land exactly on |y|: numpy's result is then 0 with y's sign... or y - ulp;
+        # keep it inside the half-open interval.
+        at_y = lax.compare("eq", r, b)
+        at_y = lax.select(_is_inf(b), lax.compare("ne", b, b), at_y)  # +-inf is the answer there
+        r = lax.select(at_y, zero, r)
+    return r
+
+
+mod = remainder
+
+
+@api
+def floor(x: Any) -> Tracer:
+    """floor(x) = x - mod(x, 1) would be inexact; built from convert (truncation) and a fix-up."""
+    t = lift(x)
+    if not dtypes.is_float(t.dtype):
+        return t
+    truncated = lax.convert(lax.convert(t, dtypes.int64), t.dtype)
+    fix = lax.compare("gt", truncated, t)
+    one = _full(t.shape, 1.0, t.dtype)
+    zero = _full(t.shape, 0.0, t.dtype)
+    result = lax.binary(nn.SubOp, truncated, lax.select(fix, one, zero))
+    # Values too large for int64 are already integral; NaN and inf pass through.
+    big = lax.compare("ge", lax.unary(nn.AbsOp, t), _full(t.shape, 2.0**52, t.dtype))
+    return lax.select(big, t, lax.select(lax.compare("ne", t, t), t, result))
+
+
+@api
+def power(x: Any, y: Any) -> Tracer:
+    """x ** y. A small Python-int exponent becomes multiplications (JAX's integer_pow): exact,
+    fast, and differentiable at x = 0, where pow's derivative would involve log(0)."""
+    if isinstance(y, int) and not isinstance(y, bool) and -4 <= y <= 4:
+        t = lift(x)
+        if y == 0:
+            return ones_like(t)
+        result = t
+        for _ in range(builtins.abs(y) - 1):
+            result = lax.binary(nn.MulOp, result, t)
+        if y < 0:
+            result = divide(1, result)
+        return result
+    d = result_dtype(x, y)
+    if dtypes.is_float(d):
+        (a, b), _ = operands("power", x, y)
+        return lax.binary(nn.PowOp, a, b)
+    # Integer powers are computed exactly in float64 (exact below 2**53) and converted back.
+    (a, b), _ = operands("power", x, y, dtype=dtypes.float64)
+    return lax.convert(lax.binary(nn.PowOp, a, b), d)
+
+
+@api
+def maximum(x: Any, y: Any) -> Tracer:
+    return _binary("maximum", nn.MaximumOp, x, y)
+
+
+@api
+def minimum(x: Any, y: Any) -> Tracer:
+    return _binary("minimum", nn.MinimumOp, x, y)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise unary
+# ---------------------------------------------------------------------------------------------
+
+
+def _unary_float(op_class: type[nn.ElementwiseUnaryOp], x: Any) -> Tracer:
+    return lax.unary(op_class, require_float(op_class.name, lift(x)))
+
+
+def _unary_numeric(op_name: str, op_class: type[nn.ElementwiseUnaryOp], x: Any) -> Tracer:
+    t = lift(x)
+    if t.dtype == dtypes.bool_:
+        raise DTypeError(f"{op_name}: not defined on bool arrays{user_site()}")
+    return lax.unary(op_class, t)
+
+
+@api
+def negative(x: Any) -> Tracer:
+    return _unary_numeric("negative", nn.NegOp, x)
+
+
+@api
+def abs(x: Any) -> Tracer:
+    t = lift(x)
+    return t if t.dtype == dtypes.bool_ else lax.unary(nn.AbsOp, t)
+
+
+absolute = abs
+
+
+@api
+def sign(x: Any) -> Tracer:
+    return _unary_numeric("sign", nn.SignOp, x)
+
+
+@api
+def relu(x: Any) -> Tracer:
+    return _unary_numeric("relu", nn.ReluOp, x)
+
+
+@api
+def exp(x: Any) -> Tracer:
+    return _unary_float(nn.ExpOp, x)
+
+
+@api
+def log(x: Any) -> Tracer:
+    return _unary_float(nn.LogOp, x)
+
+
+@api
+def tanh(x: Any) -> Tracer:
+    return _unary_float(nn.TanhOp, x)
+
+
+@api
+def sigmoid(x: Any) -> Tracer:
+    return _unary_float(nn.SigmoidOp, x)
+
+
+@api
+def sqrt(x: Any) -> Tracer:
+    return _unary_float(nn.SqrtOp, x)
+
+
+@api
+def rsqrt(x: Any) -> Tracer:
+    return _unary_float(nn.RsqrtOp, x)
+
+
+@api
+def sin(x: Any) -> Tracer:
+    return _unary_float(nn.SinOp, x)
+
+
+@api
+def erf(x: Any) -> Tracer:
+    """The error function (`nn.erf`; libm's erf on the CPU, libdevice's on the GPU)."""
+    return _unary_float(nn.ErfOp, x)
+
+
+@api
+def cos(x: Any) -> Tracer:
+    return _unary_float(nn.CosOp, x)
+
+
+@api
+def square(x: Any) -> Tracer:
+    t = lift(x)
+    return lax.binary(nn.MulOp, t, t)
+
+
+@api
+def log1p(x: Any) -> Tracer:
+    """log(1 + x), accurate near 0 (Goldberg's trick: log(u) * x / (u - 1) with u = 1 + x,
+    which cancels the rounding error of u; where u rounds to 1, log1p(x) = x to working precision)."""
+    t = require_float("log1p", lift(x))
+    u = lax.binary(nn.AddOp, t, _full(t.shape, 1.0, t.dtype))
+    um1 = lax.binary(nn.SubOp, u, _full(t.shape, 1.0, t.dtype))
+    is_one = lax.compare("eq", um1, _full(t.shape, 0.0, t.dtype))
+    safe = lax.select(is_one, _full(t.shape, 1.0, t.dtype), um1)
+    corrected = lax.binary(nn.MulOp, lax.unary(nn.LogOp, u), lax.binary(nn.DivOp, t, safe))
+    # For u = inf the ratio is inf/inf; log1p(inf) = inf.
+    is_inf = lax.compare("eq", u, _full(t.shape, float("inf"), t.dtype))
+    return lax.select(is_one, t, lax.select(is_inf, u, corrected))
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparisons and selection
+# ---------------------------------------------------------------------------------------------
+
+
+def _compare(op_name: str, direction: str, x: Any, y: Any) -> Tracer:
+    (a, b), _ = operands(op_name, x, y)
+    return lax.compare(direction, a, b)
+
+
+@api
+def equal(x: Any, y: Any) -> Tracer:
+    return _compare("equal", "eq", x, y)
+
+
+@api
+def not_equal(x: Any, y: Any) -> Tracer:
+    return _compare("not_equal", "ne", x, y)
+
+
+@api
+def less(x: Any, y: Any) -> Tracer:
+    return _compare("less", "lt", x, y)
+
+
+@api
+def less_equal(x: Any, y: Any) -> Tracer:
+    return _compare("less_equal", "le", x, y)
+
+
+@api
+def greater(x: Any, y: Any) -> Tracer:
+    return _compare("greater", "gt", x, y)
+
+
+@api
+def greater_equal(x: Any, y: Any) -> Tracer:
+    return _compare("greater_equal", "ge", x, y)
+
+
+@api
+def logical_not(x: Any) -> Tracer:
+    t = lift(x, dtypes.bool_) if not isinstance(x, Tracer) else x
+    if t.dtype != dtypes.bool_:
+        t = lax.convert(t, dtypes.bool_)
+    return lax.compare("eq", t, _full(t.shape, False, dtypes.bool_))
+
+
+def where(condition: Any, x: Any = None, y: Any = None, *, size: int | None = None,
+          fill_value: Any = None) -> Any:
+    """`condition ? x : y` elementwise, broadcasting all three (numpy's three-argument where);
+    with the condition alone, `nonzero(condition, size=, fill_value=)` as jax.numpy (a static
+    `size` is required under a trace: see irgrad/lax/structured.py)."""
+    if x is None and y is None:
+        from irgrad.lax.structured import nonzero
+
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError(f"where: give both x and y, or neither{user_site()}")
+    return _where(condition, x, y)
+
+
+@api
+def _where(condition: Any, x: Any, y: Any) -> Tracer:
+    c = lift(condition)
+    if c.dtype != dtypes.bool_:
+        c = lax.convert(c, dtypes.bool_)
+    shape = broadcast_shapes("where", c.shape, _shape(x), _shape(y))
+    (a, b), _ = operands("where", _bcast(x, shape), _bcast(y, shape))
+    return lax.select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    from irgrad.numpy.support import shape_of
+
+    return shape_of(x)
+
+
+def _bcast(x: Any, shape: tuple[int, ...]) -> Any:
+    return x if is_scalar(x) else broadcast_to(lift(x), shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------------------------
+
+
+@api
+def sum(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False, dtype: Any = None) -> Tracer:
+    t = lift(x)
+    if dtype is not None:
+        t = lax.convert(t, dtypes.canonical(dtype))
+    elif t.dtype == dtypes.bool_:
+        t = lax.convert(t, dtypes.int32)
+    axes = normalize_axes("sum", axis, t.ndim)
+    return lax.reduce(nn.ReduceSumOp, t, axes, keepdims)
+
+
+@api
+def mean(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tracer:
+    t = require_float("mean", lift(x))
+    axes = normalize_axes("mean", axis, t.ndim)
+    count = int(np.prod([t.shape[a] for a in axes], dtype=np.int64))
+    s = lax.reduce(nn.ReduceSumOp, t, axes, keepdims)
+    # Dividing by an empty count gives NaN, as numpy's mean of an empty array does.
+    return lax.binary(nn.DivOp, s, _full(s.shape, float(count), s.dtype))
+
+
+@api
+def max(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tracer:
+    t = lift(x)
+    axes = normalize_axes("max", axis, t.ndim)
+    _check_nonempty("max", t, axes)
+    return lax.reduce(nn.ReduceMaxOp, t, axes, keepdims)
+
+
+@api
+def min(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tracer:
+    t = lift(x)
+    axes = normalize_axes("min", axis, t.ndim)
+    _check_nonempty("min", t, axes)
+    return lax.reduce(nn.ReduceMinOp, t, axes, keepdims)
+
+
+amax = max
+amin = min
+
+
+def _check_nonempty(op_name: str, t: Tracer, axes: list[int]) -> None:
+    if any(t.shape[a] == 0 for a in axes):
+        raise ShapeError(
+            f"{op_name}: zero-size reduction over axes {axes} of shape {t.shape} has no identity "
+            f"(numpy raises too){user_site()}"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Creation
+# ---------------------------------------------------------------------------------------------
+
+
+def _shape_tuple(shape: int | Sequence[int], op_name: str = "array creation") -> tuple[int, ...]:
+    dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(d < 0 for d in dims):
+        raise ShapeError(f"{op_name}: negative dimension in shape {dims}{user_site()}")
+    return dims
+
+
+@api
+def full(shape: int | Sequence[int], fill_value: Any, dtype: Any = None) -> Tracer:
+    shape = _shape_tuple(shape, "full")
+    if is_scalar(fill_value):
+        d = dtypes.canonical(dtype) if dtype is not None else dtypes.scalar_dtype(fill_value)
+        return _full(shape, fill_value, d)
+    v = lift(fill_value)
+    if dtype is not None:
+        v = lax.convert(v, dtypes.canonical(dtype))
+    return broadcast_to(v, shape)
+
+
+@api
+def zeros(shape: int | Sequence[int], dtype: Any = dtypes.float32) -> Tracer:
+    return _full(_shape_tuple(shape, "zeros"), 0, dtypes.canonical(dtype))
+
+
+@api
+def ones(shape: int | Sequence[int], dtype: Any = dtypes.float32) -> Tracer:
+    return _full(_shape_tuple(shape, "ones"), 1, dtypes.canonical(dtype))
+
+
+@api
+def zeros_like(x: Any, dtype: Any = None) -> Tracer:
+    t = lift(x)
+    return _full(t.shape, 0, dtypes.canonical(dtype) if dtype is not None else t.dtype)
+
+
+@api
+def ones_like(x: Any, dtype: Any = None) -> Tracer:
+    t = lift(x)
+    return _full(t.shape, 1, dtypes.canonical(dtype) if dtype is not None else t.dtype)
+
+
+@api
+def arange(start: int | float, stop: int | float | None = None, step: int | float = 1, dtype: Any = None) -> Tracer:
+    """numpy's arange with static bounds, as an `nn.iota` scaled and shifted."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError(f"arange: step must not be zero{user_site()}")
+    n = int(np.ceil((stop - start) / step))
+    n = n if n > 0 else 0
+    if dtype is None:
+        dtype = result_dtype(start, stop, step)
+    d = dtypes.canonical(dtype)
+    idx = lax.iota((n,), 0, d if not dtypes.is_float(d) else dtypes.int32)
+    idx = lax.convert(idx, d)
+    if step != 1:
+        idx = lax.binary(nn.MulOp, idx, _full((n,), step, d))
+    if start != 0:
+        idx = lax.binary(nn.AddOp, idx, _full((n,), start, d))
+    return idx
+
+
+def astype(x: Any, dtype: Any) -> Tracer:
+    return _astype(x, dtype)
+
+
+@api
+def _astype(x: Any, dtype: Any) -> Tracer:
+    return lax.convert(lift(x), dtypes.canonical(dtype))
+
+
+# ---------------------------------------------------------------------------------------------
+# Linear algebra
+# ---------------------------------------------------------------------------------------------
+
+
+@api
+def matmul(a: Any, b: Any) -> Tracer:
+    """numpy's matmul: 1-D operands are promoted and squeezed, batch dimensions broadcast."""
+    (x,), dx = operands("matmul", a)
+    (y,), dy = operands("matmul", b)
+    d = dtypes.promote(dx, dy)
+    x, y = lax.convert(x, d), lax.convert(y, d)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ShapeError(f"matmul: operands must not be scalars, got {x.shape} and {y.shape}{user_site()}")
+    squeeze_front = x.ndim == 1
+    squeeze_back = y.ndim == 1
+    if squeeze_front:
+        x = lax.reshape(x, (1, x.shape[0]))
+    if squeeze_back:
+        y = lax.reshape(y, (y.shape[0], 1))
+    if x.shape[-1] != y.shape[-2]:
+        raise ShapeError(
+            f"matmul: contracting dimensions differ: {tuple(_shape(a))} @ {tuple(_shape(b))} "
+            f"({x.shape[-1]} vs {y.shape[-2]}){user_site()}"
+        )
+    if x.ndim > 2 and y.ndim == 2:
+        out = _matmul_rows(x, y)
+    else:
+        batch = broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
+        x = broadcast_to(x, (*batch, *x.shape[-2:]))
+        y = broadcast_to(y, (*batch, *y.shape[-2:]))
+        out = lax.matmul(x, y)
+    shape = list(out.shape)
+    if squeeze_back:
+        shape.pop(-1)
+    if squeeze_front:
+        shape.pop(-2 if squeeze_back is False else -1)
+    return lax.reshape(out, shape)
+
+
+def _matmul_rows(x: Tracer, y: Tracer) -> Tracer:
+    """(..., M, K) @ (K, N) as one (prod(...) * M, K) @ (K, N) product, reshaped back.
+
+    Broadcasting a shared weight over the batch instead would give a batched product of
+    small GEMMs, and its gradient a batched product plus a sum over the batch; folding the
+    batch into the rows gives one GEMM each way, as XLA's dot_general does (a Linear layer
+    on (batch, time, features) inputs)."""
+    rows = lax.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))
+    return lax.reshape(lax.matmul(rows, y), (*x.shape[:-1], y.shape[-1]))
+
+
+@api
+def dot(a: Any, b: Any) -> Tracer:
+    return matmul(a, b)

@@ -1,0 +1,82 @@
+"""Bitwise functions with numpy names and semantics: and, or, xor, not, shifts.
+
+Operands broadcast and promote as in `numpy_api` (JAX's rules); bool and integer dtypes only.
+Integers are two's complement. The shifts follow numpy on signed integers: `left_shift` by an
+amount outside 0 .. width - 1 gives 0, and `right_shift` is arithmetic (the sign fills from the
+left; an amount outside the range gives 0 or -1 by sign). `nn` has only the logical right shift,
+so the arithmetic one is built from it: `((x ^ s) >>> n) ^ s` where `s` is all ones for
+negative `x` and 0 otherwise (flipping a negative number makes it non-negative, where the two
+shifts agree).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irgrad.dialects import nn
+from irgrad.tracing import dtypes
+from irgrad.tracing import primitives as lax
+from irgrad.numpy.support import api, lift, operands
+from irgrad.tracing.constants import full
+from irgrad.tracing.errors import DTypeError, user_site
+from irgrad.tracing.tracer import Tracer
+
+
+def _bitwise(op_name: str, op_class: type[nn.ElementwiseBinaryOp], x: Any, y: Any) -> Tracer:
+    (a, b), d = operands(op_name, x, y)
+    if dtypes.is_float(d):
+        raise DTypeError(f"{op_name}: needs integer or bool operands, got dtype {d}{user_site()}")
+    return lax.binary(op_class, a, b)
+
+
+def _shift_operands(op_name: str, x: Any, n: Any) -> tuple[Tracer, Tracer]:
+    (a, b), d = operands(op_name, x, n)
+    if not dtypes.is_int(d):
+        raise DTypeError(f"{op_name}: needs integer operands (int32 or int64), got dtype {d}{user_site()}")
+    return a, b
+
+
+@api
+def bitwise_and(x: Any, y: Any) -> Tracer:
+    return _bitwise("bitwise_and", nn.AndOp, x, y)
+
+
+@api
+def bitwise_or(x: Any, y: Any) -> Tracer:
+    return _bitwise("bitwise_or", nn.OrOp, x, y)
+
+
+@api
+def bitwise_xor(x: Any, y: Any) -> Tracer:
+    return _bitwise("bitwise_xor", nn.XorOp, x, y)
+
+
+@api
+def bitwise_not(x: Any) -> Tracer:
+    """`~x`: all bits flipped (`-x - 1` on integers, logical not on bool)."""
+    t = lift(x)
+    if dtypes.is_float(t.dtype):
+        raise DTypeError(f"bitwise_not: needs an integer or bool operand, got dtype {t.dtype}{user_site()}")
+    ones = full(t.shape, True if t.dtype == dtypes.bool_ else -1, t.dtype)
+    return lax.binary(nn.XorOp, t, ones)
+
+
+invert = bitwise_not
+
+
+@api
+def left_shift(x: Any, n: Any) -> Tracer:
+    """`x << n`; 0 where `n` is negative or at least the bit width."""
+    a, b = _shift_operands("left_shift", x, n)
+    return lax.binary(nn.ShiftLeftOp, a, b)
+
+
+@api
+def right_shift(x: Any, n: Any) -> Tracer:
+    """Arithmetic `x >> n` (numpy's on signed integers); -1 or 0 by sign where `n` is out of range."""
+    a, b = _shift_operands("right_shift", x, n)
+    zero = full(a.shape, 0, a.dtype)
+    sign_fill = lax.select(lax.compare("lt", a, zero), full(a.shape, -1, a.dtype), zero)
+    flipped = lax.binary(nn.XorOp, a, sign_fill)
+    return lax.binary(nn.XorOp, lax.binary(nn.ShiftRightLogicalOp, flipped, b), sign_fill)
+

@@ -1,0 +1,195 @@
+"""Shape functions with numpy names: reshape, transpose, broadcast_to, concatenate, pad, take ..."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from irgrad.dialects import nn
+from irgrad.tracing import dtypes
+from irgrad.tracing import primitives as lax
+from irgrad.numpy import support
+from irgrad.numpy.support import api, lift, normalize_axes
+from irgrad.tracing.constants import full as _full
+from irgrad.tracing.errors import DTypeError, ShapeError, user_site
+from irgrad.tracing.tracer import Tracer
+
+
+def _resolve_shape(op_name: str, size: int, shape: Sequence[int]) -> tuple[int, ...]:
+    shape = [int(d) for d in shape]
+    if any(d < -1 for d in shape):
+        raise ShapeError(f"{op_name}: negative dimension in {tuple(shape)} (only one -1, to infer){user_site()}")
+    if shape.count(-1) > 1:
+        raise ShapeError(f"{op_name}: can only infer one dimension, got {tuple(shape)}{user_site()}")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise ShapeError(f"{op_name}: cannot reshape {size} elements into {tuple(shape)}{user_site()}")
+        shape[shape.index(-1)] = size // known
+    if int(np.prod(shape, dtype=np.int64)) != size:
+        raise ShapeError(f"{op_name}: cannot reshape {size} elements into {tuple(shape)}{user_site()}")
+    return tuple(shape)
+
+
+@api
+def reshape(x: Any, shape: int | Sequence[int]) -> Tracer:
+    t = lift(x)
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    new_shape = _resolve_shape("reshape", t.size, shape)
+    if new_shape != t.shape and t.size != int(np.prod(new_shape, dtype=np.int64)):
+        raise ShapeError(f"reshape: cannot reshape {t.shape} into {new_shape}{user_site()}")
+    return lax.reshape(t, new_shape)
+
+
+@api
+def transpose(x: Any, axes: Sequence[int] | None = None) -> Tracer:
+    t = lift(x)
+    if axes is None:
+        perm = list(range(t.ndim))[::-1]
+    else:
+        perm = [normalize_axes("transpose", a, t.ndim)[0] for a in axes]
+        if sorted(perm) != list(range(t.ndim)):
+            raise ShapeError(f"transpose: axes {tuple(axes)} are not a permutation for shape {t.shape}{user_site()}")
+    return lax.transpose(t, perm)
+
+
+@api
+def swapaxes(x: Any, axis1: int, axis2: int) -> Tracer:
+    t = lift(x)
+    perm = list(range(t.ndim))
+    a, b = (normalize_axes("swapaxes", axis, t.ndim)[0] for axis in (axis1, axis2))
+    perm[a], perm[b] = perm[b], perm[a]
+    return lax.transpose(t, perm)
+
+
+@api
+def broadcast_to(x: Any, shape: Sequence[int]) -> Tracer:
+    return support.broadcast_to(lift(x), tuple(int(d) for d in shape))
+
+
+@api
+def expand_dims(x: Any, axis: int | Sequence[int]) -> Tracer:
+    t = lift(x)
+    count = 1 if isinstance(axis, (int, np.integer)) else len(axis)
+    axes = normalize_axes("expand_dims", axis, t.ndim + count)
+    shape = list(t.shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return lax.reshape(t, shape)
+
+
+@api
+def squeeze(x: Any, axis: int | Sequence[int] | None = None) -> Tracer:
+    t = lift(x)
+    if axis is None:
+        axes = [i for i, d in enumerate(t.shape) if d == 1]
+    else:
+        axes = normalize_axes("squeeze", axis, t.ndim)
+        for a in axes:
+            if t.shape[a] != 1:
+                raise ShapeError(f"squeeze: axis {a} of shape {t.shape} is not 1{user_site()}")
+    return lax.reshape(t, [d for i, d in enumerate(t.shape) if i not in axes])
+
+
+@api
+def concatenate(arrays: Sequence[Any], axis: int = 0) -> Tracer:
+    if len(arrays) == 0:
+        raise ShapeError(f"concatenate: needs at least one array{user_site()}")
+    d = support.result_dtype(*[a for a in arrays if not support.is_scalar(a)])
+    ts = [lift(a, d) for a in arrays]
+    ndim = ts[0].ndim
+    if ndim == 0:
+        raise ShapeError(f"concatenate: zero-dimensional arrays cannot be concatenated{user_site()}")
+    ax = normalize_axes("concatenate", axis, ndim)[0]
+    for t in ts[1:]:
+        if t.ndim != ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, ts[0].shape)) if i != ax):
+            raise ShapeError(
+                f"concatenate: shapes {', '.join(str(u.shape) for u in ts)} differ outside axis {ax}{user_site()}"
+            )
+    return lax.concatenate(ts, ax)
+
+
+@api
+def stack(arrays: Sequence[Any], axis: int = 0) -> Tracer:
+    ts = [lift(a) for a in arrays]
+    if not ts:
+        raise ShapeError(f"stack: needs at least one array{user_site()}")
+    ax = normalize_axes("stack", axis, ts[0].ndim + 1)[0]
+    return concatenate([expand_dims(t, ax) for t in ts], axis=ax)
+
+
+@api
+def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Tracer:
+    """numpy's pad in "constant" mode: pad_width is an int, a (before, after) pair, or one per axis."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode {mode!r}; only 'constant' is supported")
+    t = lift(x)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (t.ndim, 2))
+    if (widths < 0).any():
+        raise ShapeError(f"pad: negative pad widths {pad_width}{user_site()}")
+    value = lift(constant_values, t.dtype)
+    if value.shape != ():
+        raise ShapeError(f"pad: constant_values must be a scalar{user_site()}")
+    return lax.pad(t, value, widths[:, 0].tolist(), widths[:, 1].tolist())
+
+
+def _index_array(op_name: str, indices: Any) -> Tracer:
+    idx = lift(indices)
+    if idx.dtype not in dtypes.INTS:
+        if idx.dtype == dtypes.bool_ or dtypes.is_float(idx.dtype):
+            raise DTypeError(f"{op_name}: indices must be integers, got {idx.dtype}{user_site()}")
+    return idx
+
+
+@api
+def take(x: Any, indices: Any, axis: int | None = None) -> Tracer:
+    """numpy's take: negative indices count from the end; out-of-range indices are clamped."""
+    t = lift(x)
+    if axis is None:
+        t = lax.reshape(t, (t.size,))
+        axis = 0
+    ax = normalize_axes("take", axis, t.ndim)[0]
+    return lax.gather(t, _index_array("take", indices), ax)
+
+
+@api
+def take_along_axis(x: Any, indices: Any, axis: int) -> Tracer:
+    """numpy's take_along_axis, built as one gather on the flattened array."""
+    t = lift(x)
+    idx = _index_array("take_along_axis", indices)
+    ax = normalize_axes("take_along_axis", axis, t.ndim)[0]
+    if idx.ndim != t.ndim:
+        raise ShapeError(
+            f"take_along_axis: indices {idx.shape} and array {t.shape} need the same rank{user_site()}"
+        )
+    out_shape = support.broadcast_shapes(
+        "take_along_axis",
+        [d for i, d in enumerate(t.shape) if i != ax],
+        [d for i, d in enumerate(idx.shape) if i != ax],
+    )
+    out_shape = (*out_shape[:ax], idx.shape[ax], *out_shape[ax:])
+    idx = support.broadcast_to(idx, out_shape)
+    n = t.shape[ax]
+    # Wrap negative indices and clamp here, so the flat offset below stays inside its row.
+    zero = _full(idx.shape, 0, idx.dtype)
+    size = _full(idx.shape, n, idx.dtype)
+    idx = lax.select(lax.compare("lt", idx, zero), lax.binary(nn.AddOp, idx, size), idx)
+    idx = lax.binary(nn.MaximumOp, idx, zero)
+    idx = lax.binary(nn.MinimumOp, idx, _full(idx.shape, builtins.max(n - 1, 0), idx.dtype))
+    # Flat index = sum over axes of coordinate * stride, with `idx` standing in on `ax`.
+    src_shape = tuple(out_shape[i] if i != ax else n for i in range(t.ndim))
+    t = support.broadcast_to(t, src_shape)
+    strides = np.cumprod((*src_shape[1:], 1)[::-1])[::-1]
+    flat = idx
+    if strides[ax] != 1:
+        flat = lax.binary(nn.MulOp, idx, _full(idx.shape, int(strides[ax]), idx.dtype))
+    for i in range(t.ndim):
+        if i == ax or out_shape[i] == 1:
+            continue
+        coord = lax.iota(out_shape, i, idx.dtype)
+        flat = lax.binary(nn.AddOp, flat, lax.binary(nn.MulOp, coord, _full(idx.shape, int(strides[i]), idx.dtype)))
+    return lax.gather(lax.reshape(t, (t.size,)), flat, 0)
