@@ -1,7 +1,7 @@
 """Batching (vmap): build `@f_batch`, the function `f` mapped over a leading batch dimension.
 
 `autodiff.batch @f(args) in_axes out_axes` asks for `f` applied to every example of a batch. The
-`autodiff` pass expands it (transform.py) into a call of a generated function built here, op by op,
+`autodiff` pass expands it (deriver.py) into a call of a generated function built here, op by op,
 as JAX's batching interpreter does it at trace time:
 
 - each value of `f` becomes a value of `@f_batch` that is either *unbatched* (the same for every
@@ -19,7 +19,7 @@ unbatched value to the batch, `move_axis` transposes a dimension to a new place.
 Scalars can be batched too: a *batched scalar* of type `t` is a tensor<B x t>, one element per
 example. They come from `tensor.extract` of a batched tensor, as the condition of `ig.cond` on a
 per-example predicate does; the scf.if rule then runs both branches and selects per example
-(rules/scf.py). A batched index (nn tensors hold no index) is a tensor<B x i64>: `arith.index_cast`
+(rules/scf_batching.py). A batched index (nn tensors hold no index) is a tensor<B x i64>: `arith.index_cast`
 of a per-example integer makes one, and so does the induction variable of a loop whose bounds differ
 per example. Integer arith on batched scalars (addi, subi, muli, divsi, maxsi, cmpi, select, ...)
 becomes the nn op on the [B] tensors (rules/elementwise.py). The dynamic slices take a batched index
@@ -27,7 +27,7 @@ as a per-example start position (`x[i]` under vmap, rules/data_movement.py), and
 tensor.insert as a per-example position (a gather / a select, clamped as the dynamic slices clamp;
 rules/tensor.py).
 
-Loops whose trip count differs per example are batched as JAX does (rules/scf.py): a while_loop whose
+Loops whose trip count differs per example are batched as JAX does (rules/scf_batching.py): a while_loop whose
 condition is a batched scalar runs while any example's condition holds, carrying a mask of the
 examples still running and freezing the others (each carried value is select(running, new, old)), so
 every example ends with what the unbatched loop gives it; a fori_loop (scf.for) whose bounds depend on
@@ -40,19 +40,17 @@ other function, and a request inside `f` (a gradient, say) is expanded before `f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irgrad.autodiff.builder import RuleBuilder, shape_of
-from irgrad.dialects.nn import is_float
 from irgrad.autodiff.errors import AutodiffError
+from irgrad.autodiff.protocol import DeriverProtocol
 from irgrad.autodiff.registry import BATCH_RULES, NOT_SUPPORTED_YET
-
-if TYPE_CHECKING:
-    from irgrad.autodiff.autodiff import Deriver
+from irgrad.dialects.nn import is_float
 
 Batched = tuple[SSAValue, bool]
 """A value of the batched function, and whether it carries the batch (at dimension 0)."""
@@ -114,7 +112,7 @@ def _rule_for(op: Operation):
 class Batcher:
     """Batches the ops of one block into a builder, with an environment of batched values."""
 
-    def __init__(self, deriver: Deriver, b: BatchBuilder, env: dict[SSAValue, Batched]):
+    def __init__(self, deriver: DeriverProtocol, b: BatchBuilder, env: dict[SSAValue, Batched]):
         self.deriver = deriver
         self.b = b
         self.env = env
@@ -213,7 +211,7 @@ class Batcher:
 
 
 def build_batched(
-    deriver: Deriver, primal: func.FuncOp, mask: Sequence[bool], size: int, name: str
+    deriver: DeriverProtocol, primal: func.FuncOp, mask: Sequence[bool], size: int, name: str
 ) -> tuple[func.FuncOp, tuple[bool, ...]]:
     """`@name`: `primal` batched over `size` examples in the arguments `mask` marks."""
     inputs = primal.function_type.inputs.data
@@ -240,7 +238,7 @@ def build_batched(
     return function, tuple(bt for _, bt in results)
 
 
-def expand_batch(deriver: Deriver, b: RuleBuilder, op: Operation) -> list[SSAValue]:
+def expand_batch(deriver: DeriverProtocol, b: RuleBuilder, op: Operation) -> list[SSAValue]:
     """The values of an `autodiff.batch` request: move each mapped operand's batch to the front,
     call the batched function, move each result's batch to its `out_axes`."""
     from irgrad.dialects import autodiff as ad

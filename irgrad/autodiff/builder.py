@@ -20,7 +20,7 @@ elementwise reverse rule with a primal-dependent factor uses them (Enzyme's `str
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects import arith, func, math, tensor
@@ -39,11 +39,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from irgrad.autodiff.protocol import DeriverProtocol
 from irgrad.dialects import nn
 from irgrad.dialects.autodiff import is_differentiable_type
-
-if TYPE_CHECKING:
-    from irgrad.autodiff.autodiff import Deriver
 
 Value = SSAValue
 
@@ -69,7 +67,7 @@ class RuleBuilder:
     def __init__(
         self,
         block: Block,
-        deriver: Deriver | None = None,
+        deriver: DeriverProtocol | None = None,
         *,
         before: Operation | None = None,
         function: func.FuncOp | None = None,

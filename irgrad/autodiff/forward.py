@@ -11,7 +11,6 @@ promises).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
@@ -19,15 +18,13 @@ from xdsl.ir import Operation, SSAValue
 from irgrad.autodiff.activity import analyze, captured_values
 from irgrad.autodiff.builder import RuleBuilder, or_zeros
 from irgrad.autodiff.errors import RuleContractError
+from irgrad.autodiff.protocol import DeriverProtocol
 from irgrad.autodiff.registry import JVP_RULES
 from irgrad.autodiff.support import check_body, require_rule
 
-if TYPE_CHECKING:
-    from irgrad.autodiff.autodiff import Deriver
-
 
 def build_jvp(
-    deriver: Deriver,
+    deriver: DeriverProtocol,
     primal: func.FuncOp,
     wrt: tuple[int, ...],
     derived: func.FuncOp,

@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Iterable, Sequence
 
 from xdsl.dialects import func, scf
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from irgrad.autodiff.activity import used_values
 
@@ -59,6 +59,21 @@ def outline_block(name: str, block: Block, captured: Sequence[SSAValue]) -> func
     if block.parent_op() is not None:
         function.location = block.parent_op().location  # type: ignore[union-attr]
     return function
+
+
+def clone_ops(source: Block, target: Block, mapping: dict[SSAValue, SSAValue]) -> Operation:
+    """Clone every op of `source` but its terminator into `target`, its arguments mapped to `target`'s;
+    return the terminator (for the caller to rebuild, its operands looked up in `mapping`)."""
+    for old, new in zip(source.args, target.args):
+        mapping[old] = new
+        new.name_hint = old.name_hint
+    terminator = source.last_op
+    assert terminator is not None
+    for op in source.ops:
+        if op is terminator:
+            break
+        target.add_op(op.clone(mapping))
+    return terminator
 
 
 def same_function_body(a: func.FuncOp, b: func.FuncOp) -> bool:

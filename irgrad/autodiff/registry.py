@@ -11,6 +11,9 @@ derivative beside `exp`; irgrad keeps it beside `log`'s):
     def _exp_jvp(b: RuleBuilder, op: Operation, t: SSAValue | None) -> Tangent:
         return b.mul(t, op.results[0])
 
+The rules fill these tables when irgrad/autodiff/rules/ is imported (`load_rules` there); this module
+imports no rule, so every rule module can import its decorators.
+
 Contracts (the drivers in reverse.py and forward.py check them):
 - A VJP rule is called as `rule(b, op, *cts)` with one cotangent per result of `op` (`None` for a result
   nothing flowed back to; for a single-result op it is never `None`). It returns one cotangent per operand,
@@ -166,16 +169,3 @@ def rule_file(op_name: str) -> str:
     if dialect == "nn":
         return "irgrad/autodiff/rules/, next to its siblings (elementwise, reduction, data_movement, linear, linalg, pooling)"
     return f"irgrad/autodiff/rules/{dialect}.py"
-
-
-def load_rules() -> None:
-    """Import every rule module, filling the tables (idempotent).
-
-    The shard rules load only once the shard dialect has: a program can hold shard ops only
-    after that, and a first `ig.jit` call need not import the dialect (and xDSL's) for them."""
-    import sys
-
-    import irgrad.autodiff.rules  # noqa: F401  (registers on import)
-
-    if "irgrad.dialects.shard" in sys.modules:
-        import irgrad.autodiff.rules.shard  # noqa: F401

@@ -21,7 +21,7 @@ capture from outside too (`b.captured`), after their operands'.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
@@ -29,15 +29,13 @@ from xdsl.ir import Block, Operation, SSAValue
 from irgrad.autodiff.activity import Activity, analyze, captured_values
 from irgrad.autodiff.builder import RuleBuilder, or_zeros
 from irgrad.autodiff.errors import RuleContractError
+from irgrad.autodiff.protocol import DeriverProtocol
 from irgrad.autodiff.registry import AUGMENT_RULES, VJP_RULES
 from irgrad.autodiff.support import check_body, require_rule
 
-if TYPE_CHECKING:
-    from irgrad.autodiff.autodiff import Deriver
-
 
 def build_vjp(
-    deriver: Deriver,
+    deriver: DeriverProtocol,
     primal: func.FuncOp,
     wrt: tuple[int, ...],
     derived: func.FuncOp,

@@ -38,7 +38,8 @@ from _autodiff_harness import (
     check_second_order,
     run_pass,
 )
-from irgrad.autodiff.registry import BATCH_RULES, JVP_RULES, VJP_RULES, load_rules
+from irgrad.autodiff.registry import BATCH_RULES, JVP_RULES, VJP_RULES
+from irgrad.autodiff.rules import load_rules
 from irgrad.backends.interpreter import nn_linalg, run_function
 from irgrad.dialects import autodiff as ad
 from irgrad.dialects import nn

@@ -30,7 +30,8 @@ from _autodiff_harness import (
     positive,
     run_pass,
 )
-from irgrad.autodiff.registry import JVP_RULES, NON_DIFFERENTIABLE, VJP_RULES, load_rules
+from irgrad.autodiff.registry import JVP_RULES, NON_DIFFERENTIABLE, VJP_RULES
+from irgrad.autodiff.rules import load_rules
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import autodiff as ad
 from irgrad.dialects import nn

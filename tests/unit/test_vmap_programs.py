@@ -6,8 +6,8 @@ functions.
 
 Every check compares the vmapped function, run on the reference interpreter (an eager call) and compiled for
 the CPU (`ig.jit(..., backend="cpu")`), with a Python loop over the examples (np.stack), on random float64
-inputs. The rules are in irgrad/autodiff/rules/ (linear.py, pooling.py, autodiff.py, scf.py, tensor.py); the
-IR they make is shown in tests/filecheck/autodiff/autodiff-batch-linear.mlir.
+inputs. The rules are in irgrad/autodiff/rules/ (linear.py, pooling.py, autodiff.py, scf_batching.py,
+tensor.py); the IR they make is shown in tests/filecheck/autodiff/autodiff-batch-linear.mlir.
 """
 
 from __future__ import annotations
