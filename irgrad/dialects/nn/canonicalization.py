@@ -10,47 +10,59 @@ a copy once lowered, so they are folded at the nn level:
   transpose of x by the composed permutation (the identity again when they cancel);
 - `broadcast_in_dim` to the operand's own type with dims in order is the operand.
 
-The inner op stays if something else uses it (`dce` removes it otherwise).
+The inner op stays if something else uses it (`dce` removes it otherwise). The package's
+__init__ hands these to the ops' `RegisteredCanonicalization` trait with
+`populate_canonicalization_patterns`, so the ops' modules never import this one.
 """
 
 from __future__ import annotations
 
+from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from irgrad.dialects import nn
+from irgrad.dialects.nn.data_movement import BroadcastInDimOp, ReshapeOp, TransposeOp
 
 
 class FoldReshape(RewritePattern):
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: nn.ReshapeOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter) -> None:
         if op.result.type == op.operand.type:
             rewriter.replace(op, [], [op.operand])
             return
         inner = op.operand.owner
-        if isinstance(inner, nn.ReshapeOp):
-            rewriter.replace(op, nn.ReshapeOp(inner.operand, op.result.type.get_shape()))  # type: ignore[attr-defined]
+        if isinstance(inner, ReshapeOp):
+            rewriter.replace(op, ReshapeOp(inner.operand, op.result.type.get_shape()))  # type: ignore[attr-defined]
 
 
 class FoldTranspose(RewritePattern):
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: nn.TransposeOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
         perm = [int(p) for p in op.perm.get_values()]
         if perm == list(range(len(perm))):
             rewriter.replace(op, [], [op.operand])
             return
         inner = op.operand.owner
-        if isinstance(inner, nn.TransposeOp):
+        if isinstance(inner, TransposeOp):
             inner_perm = [int(p) for p in inner.perm.get_values()]
             composed = [inner_perm[p] for p in perm]
             if composed == list(range(len(composed))):
                 rewriter.replace(op, [], [inner.operand])
             else:
-                rewriter.replace(op, nn.TransposeOp(inner.operand, composed))
+                rewriter.replace(op, TransposeOp(inner.operand, composed))
 
 
 class FoldBroadcast(RewritePattern):
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: nn.BroadcastInDimOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: BroadcastInDimOp, rewriter: PatternRewriter) -> None:
         dims = [int(d) for d in op.dims.get_values()]
         if op.result.type == op.operand.type and dims == list(range(len(dims))):
             rewriter.replace(op, [], [op.operand])
+
+
+def populate_canonicalization_patterns(
+    table: dict[type[Operation], tuple[RewritePattern, ...]],
+) -> None:
+    """Enter each shape op's fold in `table` (base.CANONICALIZATION_PATTERNS)."""
+    table[ReshapeOp] = (FoldReshape(),)
+    table[TransposeOp] = (FoldTranspose(),)
+    table[BroadcastInDimOp] = (FoldBroadcast(),)
