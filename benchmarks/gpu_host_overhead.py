@@ -16,7 +16,7 @@ from typing import Any  # noqa: E402
 
 
 class NullDevice:
-    """`irgrad.backends.gpu.runtime.Device` doing nothing: addresses from a counter."""
+    """`irgrad.backends.gpu.device.Device` doing nothing: addresses from a counter."""
 
     def __init__(self) -> None:
         self.next = 1 << 20

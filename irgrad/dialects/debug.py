@@ -16,7 +16,7 @@ CPU backend lowers the op to a call of `irgrad_debug_print_<n>(spec, ptr...)` th
 runtime binds to a Python callback (irgrad/backends/debug_print.py); `spec` is a constant
 string of the object code, so programs that print are disk-cached. The GPU backend
 runs it on the host: the operands' device buffers are copied back after the kernels that
-write them (irgrad/backends/gpu/runtime.py).
+write them (irgrad/backends/gpu/host_code.py).
 """
 
 from __future__ import annotations

@@ -42,7 +42,8 @@ from irgrad.backends.gpu import (
     ptxas_check,
 )
 from irgrad.backends.gpu.emulator import EmulatedDevice
-from irgrad.backends.gpu.runtime import BufferPool, param_format, param_value
+from irgrad.backends.gpu.buffer_pool import BufferPool
+from irgrad.backends.gpu.kernel_params import param_format, param_value
 from irgrad.backends.interpreter import run_function
 from irgrad.ir_numpy import tensor_type_for
 
@@ -587,7 +588,7 @@ class _ColumnMajorCublas:
 def test_gemm_host_op_through_the_cuda_device(transposes: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
     import irgrad as ig
-    from irgrad.backends.gpu import runtime
+    from irgrad.backends.gpu import cuda_device
 
     fns = {
         "a@b": (lambda a, b: ig.tanh(a @ b), [(48, 40), (40, 56)]),
@@ -601,13 +602,13 @@ def test_gemm_host_op_through_the_cuda_device(transposes: str, monkeypatch: pyte
     assert "blas.gemm" in str(compiled.host)
     stand_in = _use_stand_in(compiled, monkeypatch)
     cublas = _ColumnMajorCublas(stand_in.emulated)
-    original_init = runtime.CudaDevice.__init__
+    original_init = cuda_device.CudaDevice.__init__
 
     def init_with_cublas(self, *a, **kw):  # type: ignore[no-untyped-def]
         original_init(self, *a, **kw)
         self.cublas = cublas
 
-    monkeypatch.setattr(runtime.CudaDevice, "__init__", init_with_cublas)
+    monkeypatch.setattr(cuda_device.CudaDevice, "__init__", init_with_cublas)
     (got,) = compiled(*args)
     assert cublas.calls == 1
     a, b = (x.astype(np.float64) for x in args)

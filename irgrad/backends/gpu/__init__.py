@@ -5,7 +5,8 @@
   installed; no GPU needed (`program.py`);
 - `GpuCompiled(*arrays)`: runs on the first CUDA device, or raises `GpuUnavailableError`
   saying what is missing (pycuda, the driver, a device); `run(..., device=EmulatedDevice(...))`
-  runs the same host code on the emulator (`runtime.py`, `emulator.py`);
+  runs the same host code (`host_code.py`) on the emulator (`emulator.py`) instead of
+  the CUDA device (`cuda_device.py`);
 - `to_ptx(module, arch)`, `ptxas_check(ptx, arch)`, `find_libdevice()` (`ptx.py`).
 
 docs/design/gpu-pipeline.md describes the stages, the kernel mapping and the memory model.
@@ -21,11 +22,8 @@ from irgrad.backends.gpu.ptx import (
     ptxas_check,
     to_ptx,
 )
-from irgrad.backends.gpu.runtime import (
-    GpuRuntimeError,
-    GpuUnavailableError,
-    cuda_unavailable_reason,
-)
+from irgrad.backends.gpu.cuda_device import cuda_unavailable_reason
+from irgrad.backends.gpu.device import GpuRuntimeError, GpuUnavailableError
 
 __all__ = [
     "DEFAULT_ARCH",

@@ -1,6 +1,6 @@
 """A GPU emulated in Python, to test the GPU pipeline's semantics on machines without one.
 
-`EmulatedDevice` implements the runtime's `Device` protocol (irgrad/backends/gpu/runtime.py)
+`EmulatedDevice` implements the runtime's `Device` protocol (irgrad/backends/gpu/device.py)
 over a numpy byte array as device memory, and runs each kernel launch by interpreting the
 kernel's `gpu.func` (stage "kernels", before NVVM) with the reference interpreter's
 implementations of scf, arith, math and memref, one GPU thread at a time:
@@ -40,9 +40,10 @@ from xdsl.interpreter import (
 )
 
 from irgrad.backends.cpu.abi import numpy_dtype
-from irgrad.backends.gpu.runtime import ALLOCATION_GRANULE, BufferPool, GpuRuntimeError
+from irgrad.backends.gpu.buffer_pool import ALLOCATION_GRANULE, BufferPool
+from irgrad.backends.gpu.device import GpuRuntimeError
 from irgrad.lowering.gpu.common import is_shared_memory
-from irgrad.lowering.llvm.common import byte_size, storage_type
+from irgrad.lowering.llvm.type_conversion import byte_size, storage_type
 from irgrad.lowering.llvm.memref_to_llvm import global_bytes, strides_of
 
 BASE_ADDRESS = 1 << 20

@@ -1,6 +1,6 @@
 """Straight-line host code run without the interpreter's per-op dispatch.
 
-Host code is interpreted on every call (irgrad/backends/gpu/runtime.py), and a training
+Host code is interpreted on every call (irgrad/backends/gpu/host_code.py), and a training
 step's host code is mostly a straight line of allocations, launches, GEMMs and views: for
 W2, about a hundred ops per step. xDSL's interpreter looks up each op's implementation and
 each operand in a scoped environment every time; for such a function that costs more than

@@ -7,7 +7,7 @@ only what the runtime can run. Calling `GpuCompiled(*arrays)`:
 1. checks each argument's shape and dtype against the signature (ArgumentError);
 2. allocates a device buffer per array argument and copies it in, and one per tensor result
    (the function's out-params, in result order);
-3. runs the host code of the entry function (irgrad/backends/gpu/runtime.py), which
+3. runs the host code of the entry function (irgrad/backends/gpu/host_code.py), which
    allocates, launches and frees on the device; buffers stay there between kernels;
 4. copies the out-params back and returns the results as numpy arrays (tensor results)
    and numpy scalars (scalar results), in result order.
@@ -33,14 +33,9 @@ from xdsl.ir import Attribute, Block, Region
 from irgrad.backends.cpu.abi import ArgumentError, numpy_dtype
 from irgrad.backends.gpu.host_plan import plan_for
 from irgrad.backends.gpu.ptx import DEFAULT_ARCH, PtxModule, ptxas_check, to_ptx
-from irgrad.backends.gpu.runtime import (
-    CudaDevice,
-    Device,
-    DeviceBuffer,
-    check_host_code,
-    host_interpreter,
-    kernel_signatures,
-)
+from irgrad.backends.gpu.cuda_device import CudaDevice
+from irgrad.backends.gpu.device import Device, DeviceBuffer
+from irgrad.backends.gpu.host_code import check_host_code, host_interpreter, kernel_signatures
 from irgrad.diagnostics import IrgradError
 
 

@@ -21,7 +21,7 @@ from irgrad.dialects import blas
 
 def gemm_in_place(op: blas.GemmOp, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:
     """`c = alpha * op(a) @ op(b) + beta * c` in `c`'s dtype; with beta = 0, `c` is not read.
-    Also the GPU runtime's host and emulator path (irgrad/backends/gpu/runtime.py)."""
+    Also the GPU runtime's host and emulator path (irgrad/backends/gpu/cuda_device.py, emulator.py)."""
     a = a.T if op.transpose_a else a
     b = b.T if op.transpose_b else b
     product = np.matmul(a, b)

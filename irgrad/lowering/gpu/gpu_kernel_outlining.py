@@ -14,7 +14,7 @@ Output IR: stage "kernels" of docs/design/gpu-pipeline.md. The module gets the
 - a public copy of every `memref.global` (device memory, initialized when the module loads).
 
 Host code keeps its control flow and scalar arithmetic; its memory operations become the
-GPU runtime's, one runtime call each (irgrad/backends/gpu/runtime.py):
+GPU runtime's, one runtime call each (irgrad/backends/gpu/host_code.py):
 - `gpu.launch` -> `gpu.launch_func @kernels::@name blocks in (...) threads in (...) args(...)`;
 - `memref.alloc` -> `gpu.alloc` (device memory), `memref.dealloc` -> `gpu.dealloc`;
 - `memref.copy` (same contiguous type) -> `gpu.memcpy` (device to device);

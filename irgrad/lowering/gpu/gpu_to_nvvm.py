@@ -53,18 +53,11 @@ from irgrad.lowering.llvm.cf_to_llvm import ConvertCfToLLVMPass
 from irgrad.lowering.contracts import assert_stage_llvm
 from irgrad.lowering.llvm.func_to_llvm import ConvertFuncToLLVMPass
 from irgrad.lowering.gpu.common import SHARED_MEMORY_SPACE, is_shared_memory
-from irgrad.lowering.llvm.common import (
-    PTR,
-    LLVMBuilder,
-    apply_conversion,
-    byte_size,
-    check_no_ops_left,
-    check_scalar_operands,
-    convert_type,
-    f32,
-    reconcile_casts,
-    storage_type,
-)
+from irgrad.lowering.llvm.builder import LLVMBuilder
+from irgrad.lowering.llvm.casts import reconcile_casts
+from irgrad.lowering.llvm.checks import check_no_ops_left, check_scalar_operands
+from irgrad.lowering.llvm.type_conversion import PTR, byte_size, convert_type, f32, storage_type
+from irgrad.lowering.rewriting import apply_conversion
 from irgrad.lowering.llvm.math_to_llvm import compute_type, math_to_llvm_patterns, narrow, widen
 from irgrad.lowering.llvm.memref_to_llvm import ConvertMemRefToLLVMPass
 from irgrad.lowering.loops.scf_parallel_to_scf import ConvertScfParallelToScfPass

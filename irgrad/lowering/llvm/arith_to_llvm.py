@@ -43,17 +43,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from irgrad.diagnostics import PassError
-from irgrad.lowering.llvm.common import (
-    NO_FASTMATH,
-    apply_conversion,
-    LLVMBuilder,
-    check_no_ops_left,
-    check_scalar_operands,
-    convert_type,
-    f64,
-    float_width,
-    intrinsic_suffix,
-)
+from irgrad.lowering.llvm.builder import NO_FASTMATH, LLVMBuilder
+from irgrad.lowering.llvm.checks import check_no_ops_left, check_scalar_operands
+from irgrad.lowering.llvm.type_conversion import convert_type, f64, float_width, intrinsic_suffix
+from irgrad.lowering.rewriting import apply_conversion
 
 PASS = "convert-arith-to-llvm"
 

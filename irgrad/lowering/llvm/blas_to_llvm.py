@@ -38,7 +38,9 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from irgrad.dialects.blas import GemmOp, GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp, unit_strides_last
-from irgrad.lowering.llvm.common import LLVMBuilder, apply_conversion, check_no_ops_left
+from irgrad.lowering.llvm.builder import LLVMBuilder
+from irgrad.lowering.llvm.checks import check_no_ops_left
+from irgrad.lowering.rewriting import apply_conversion
 
 SGEMM = "irgrad_blas_sgemm"
 DGEMM = "irgrad_blas_dgemm"

@@ -30,16 +30,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 
 from irgrad.diagnostics import PassError
-from irgrad.lowering.llvm.common import (
-    PTR,
-    apply_conversion,
-    LLVMBuilder,
-    StringGlobals,
-    branch,
-    check_no_ops_left,
-    cond_branch,
-    convert_block_arguments,
-)
+from irgrad.lowering.llvm.builder import LLVMBuilder, branch, cond_branch
+from irgrad.lowering.llvm.casts import convert_block_arguments
+from irgrad.lowering.llvm.checks import check_no_ops_left
+from irgrad.lowering.llvm.symbols import StringGlobals
+from irgrad.lowering.llvm.type_conversion import PTR
+from irgrad.lowering.rewriting import apply_conversion
 
 PASS = "convert-cf-to-llvm"
 

@@ -28,7 +28,11 @@ from irgrad.backends import debug_print
 from irgrad.diagnostics import PassError
 from irgrad.dialects.debug import PrintOp
 from irgrad.tracing.dtypes import from_element_type
-from irgrad.lowering.llvm.common import PTR, LLVMBuilder, StringGlobals, apply_conversion, check_no_ops_left
+from irgrad.lowering.llvm.builder import LLVMBuilder
+from irgrad.lowering.llvm.checks import check_no_ops_left
+from irgrad.lowering.llvm.symbols import StringGlobals
+from irgrad.lowering.llvm.type_conversion import PTR
+from irgrad.lowering.rewriting import apply_conversion
 
 
 def entry_point(count: int) -> str:

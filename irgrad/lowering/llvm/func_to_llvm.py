@@ -44,15 +44,11 @@ from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
 from irgrad.lowering.llvm.c_interface import PACKED_PREFIX
-from irgrad.lowering.llvm.common import (
-    apply_conversion,
-    PTR,
-    LLVMBuilder,
-    check_no_ops_left,
-    convert_block_arguments,
-    convert_type,
-    is_scalar_type,
-)
+from irgrad.lowering.llvm.builder import LLVMBuilder
+from irgrad.lowering.llvm.casts import convert_block_arguments
+from irgrad.lowering.llvm.checks import check_no_ops_left
+from irgrad.lowering.llvm.type_conversion import PTR, convert_type, is_scalar_type
+from irgrad.lowering.rewriting import apply_conversion
 
 PASS = "convert-func-to-llvm"
 

@@ -1,7 +1,7 @@
 """`convert-index-to-llvm`: `index` dialect ops (irgrad/dialects/index.py) to the `llvm` dialect.
 
 Input invariant: `index` ops anywhere (their operands are `index` or, for the casts, signless
-integers). Output IR: `llvm` ops on i64 (`index` is i64, see llvm_common); values of other
+integers). Output IR: `llvm` ops on i64 (`index` is i64, see type_conversion.py); values of other
 dialects' ops reach them through `builtin.unrealized_conversion_cast` (removed by
 `reconcile-unrealized-casts`).
 
@@ -42,12 +42,10 @@ from xdsl.pattern_rewriter import (
 
 from irgrad.dialects import index
 from irgrad.lowering.llvm.arith_to_llvm import integer_division
-from irgrad.lowering.llvm.common import (
-    LLVMBuilder,
-    apply_conversion,
-    check_no_ops_left,
-    convert_type,
-)
+from irgrad.lowering.llvm.builder import LLVMBuilder
+from irgrad.lowering.llvm.checks import check_no_ops_left
+from irgrad.lowering.llvm.type_conversion import convert_type
+from irgrad.lowering.rewriting import apply_conversion
 
 PASS = "convert-index-to-llvm"
 

@@ -57,15 +57,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from irgrad.diagnostics import PassError
-from irgrad.lowering.llvm.common import (
-    apply_conversion,
-    LLVMBuilder,
-    check_no_ops_left,
-    check_scalar_operands,
-    convert_type,
-    f32,
-    intrinsic_suffix,
-)
+from irgrad.lowering.llvm.builder import LLVMBuilder
+from irgrad.lowering.llvm.checks import check_no_ops_left, check_scalar_operands
+from irgrad.lowering.llvm.type_conversion import convert_type, f32, intrinsic_suffix
+from irgrad.lowering.rewriting import apply_conversion
 
 PASS = "convert-math-to-llvm"
 

@@ -58,16 +58,16 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from irgrad.diagnostics import PassError
-from irgrad.lowering.llvm.common import (
-    apply_conversion,
+from irgrad.lowering.llvm.builder import LLVMBuilder
+from irgrad.lowering.llvm.checks import check_no_ops_left
+from irgrad.lowering.llvm.type_conversion import (
     ALLOC_ALIGNMENT,
     PTR,
-    LLVMBuilder,
     byte_size,
-    check_no_ops_left,
     is_scalar_type,
     storage_type,
 )
+from irgrad.lowering.rewriting import apply_conversion
 
 PASS = "convert-memref-to-llvm"
 

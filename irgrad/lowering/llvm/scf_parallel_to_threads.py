@@ -45,7 +45,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from irgrad.lowering.llvm.common import PTR, convert_type
+from irgrad.lowering.llvm.type_conversion import PTR, convert_type
 from irgrad.lowering.loops.scf_parallel_to_scf import check_has_dimensions
 
 ENTRY_POINT = "irgrad_parallel_for"
@@ -92,7 +92,7 @@ def is_slot_type(t: Attribute) -> bool:
     if isinstance(t, MemRefType):
         return True
     try:
-        from irgrad.lowering.llvm.common import byte_size
+        from irgrad.lowering.llvm.type_conversion import byte_size
 
         return byte_size(llvm_t) <= SLOT_BYTES
     except ValueError:
@@ -125,7 +125,7 @@ def captured_values(loop: scf.ParallelOp) -> list[SSAValue] | None:
 def slot_address(ctx: SSAValue, k: int, t: Attribute) -> llvm.GEPOp:
     """The address of slot k as a pointer to `t` (the GEP counts in elements of `t`, so that
     the translation's typed pointers match the value stored or loaded)."""
-    from irgrad.lowering.llvm.common import byte_size
+    from irgrad.lowering.llvm.type_conversion import byte_size
 
     size = SLOT_BYTES if isinstance(t, llvm.LLVMPointerType) else byte_size(t)
     return llvm.GEPOp.from_mixed_indices(ctx, [k * SLOT_BYTES // size], t)

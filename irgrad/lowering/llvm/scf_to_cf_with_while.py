@@ -37,7 +37,7 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 
 from irgrad.diagnostics import PassError
-from irgrad.lowering.llvm.common import apply_conversion
+from irgrad.lowering.rewriting import apply_conversion
 
 
 def _terminated_by(blocks: list[Block], op_type: type) -> list[Block]:

@@ -36,7 +36,7 @@ from irgrad.lowering.llvm.debug_to_llvm import ConvertDebugToLLVMPass
 from irgrad.lowering.contracts import assert_stage_llvm
 from irgrad.lowering.llvm.func_to_llvm import ConvertFuncToLLVMPass
 from irgrad.lowering.llvm.index_to_llvm import ConvertIndexToLLVMPass
-from irgrad.lowering.llvm.common import reconcile_casts
+from irgrad.lowering.llvm.casts import reconcile_casts
 from irgrad.lowering.llvm.math_to_llvm import ConvertMathToLLVMPass
 from irgrad.lowering.llvm.memref_to_llvm import ConvertMemRefToLLVMPass
 from irgrad.lowering.loops.scf_parallel_to_scf import ConvertScfParallelToScfPass

@@ -1,38 +1,19 @@
-"""What the `convert-*-to-llvm` passes share: the type conversion, the casts that let each
-pass run on its own, and a builder of `llvm` dialect ops.
-
-Why unrealized casts: each pass converts only its own dialect (as MLIR's conversions do). An
-op it rewrites takes its operands through `builtin.unrealized_conversion_cast` to their
-`llvm` types and casts its results back to the original types, so the IR stays well typed
-between passes; `reconcile-unrealized-casts` removes the cast pairs once every dialect is
-converted (the last step of `convert-to-llvm`).
-
-The type conversion (docs/design/cpu-pipeline.md, stage "llvm"):
-- `index` is `i64`;
-- `bf16` is its 16 bits in an `i16` (LLVM's `bfloat` has no arithmetic on x86 and neither
-  llvmlite nor xDSL's translation knows it): arithmetic extends to f32 and rounds back to
-  nearest even after every op, which is what numpy (ml_dtypes) computes;
-- `f16` stays `half` (LLVM promotes each op to f32 and rounds back, as numpy does);
-- a memref is one `!llvm.ptr` to its first element (the bare-pointer model; strides come
-  from the type);
-- in memory an `i1` element takes one byte (numpy's bool), an `index` element 8 bytes.
+"""`LLVMBuilder`: how the `convert-*-to-llvm` passes build `llvm` dialect ops, through the
+pass's rewriter, with operands and results cast between their original and llvm types
+(irgrad/lowering/llvm/casts.py), constants hoisted and shared per function, and the ops
+built most often made by `create` with shared property attributes. `branch` and
+`cond_branch` build the terminators the same way.
 """
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Sequence
-from typing import Any
 
-import ml_dtypes
-import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
-    BytesAttr,
     DenseArrayBase,
-    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -40,175 +21,21 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    MemRefType,
-    ModuleOp,
-    Signedness,
-    TensorType,
     UnitAttr,
     UnrealizedConversionCastOp,
     i1,
-    i8,
     i16,
     i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.reconcile_unrealized_casts import _try_remove_cast_chain  # pyright: ignore[reportPrivateUsage]
-from xdsl.traits import SymbolTable
+from xdsl.rewriter import InsertPoint
 
-from irgrad.diagnostics import PassError
-from irgrad.lowering.rewriting import apply_conversion, walk_ops  # noqa: F401  (re-exported: the conversions use them)
-
-PTR = llvm.LLVMPointerType()
-f16 = Float16Type()
-f32 = Float32Type()
-f64 = Float64Type()
-
-ALLOC_ALIGNMENT = 64
-"""Bytes; `memref.alloc` buffers start on a cache line (and an AVX-512 vector)."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Types
-# ---------------------------------------------------------------------------------------------
-
-
-def convert_type(t: Attribute) -> Attribute:
-    """The `llvm` dialect type of a value of type `t` (the identity for legal types)."""
-    if isinstance(t, IndexType):
-        return i64
-    if isinstance(t, BFloat16Type):
-        return i16
-    if isinstance(t, MemRefType):
-        return PTR
-    return t
-
-
-def storage_type(element_type: Attribute) -> Attribute:
-    """The `llvm` type one memref element of `element_type` is stored as."""
-    if isinstance(element_type, IntegerType) and element_type.width.data == 1:
-        return i8
-    return convert_type(element_type)
-
-
-def byte_size(llvm_type: Attribute) -> int:
-    """Size in bytes of a storage type."""
-    if isinstance(llvm_type, IntegerType):
-        return max(1, llvm_type.width.data // 8)
-    if isinstance(llvm_type, Float16Type):
-        return 2
-    if isinstance(llvm_type, Float32Type):
-        return 4
-    if isinstance(llvm_type, Float64Type):
-        return 8
-    if isinstance(llvm_type, llvm.LLVMPointerType):
-        return 8
-    raise ValueError(f"no byte size for {llvm_type}")
-
-
-def is_signless_integer(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNLESS
-
-
-def is_native_float(t: Attribute) -> bool:
-    """A float type LLVM computes in directly (bf16 is emulated)."""
-    return isinstance(t, Float16Type | Float32Type | Float64Type)
-
-
-def is_scalar_type(t: Attribute) -> bool:
-    """The scalar types of the contract: signless integers, index, f16, bf16, f32, f64."""
-    return is_signless_integer(t) or isinstance(t, IndexType | BFloat16Type) or is_native_float(t)
-
-
-def is_legal_llvm_type(t: Attribute) -> bool:
-    """True for the types stage "llvm" allows on values."""
-    if isinstance(t, llvm.LLVMStructType):
-        return all(is_legal_llvm_type(e) for e in t.types.data)
-    return (
-        is_signless_integer(t)
-        or is_native_float(t)
-        or isinstance(t, llvm.LLVMPointerType | llvm.LLVMVoidType | llvm.LLVMArrayType)
-    )
-
-
-def bf16_bits(value: float) -> int:
-    """The bits of `value` rounded to bf16 (to nearest even), as a signed i16 value."""
-    bits = int(np.array(value, dtype=np.float64).astype(ml_dtypes.bfloat16).view(np.uint16))
-    return bits - (1 << 16) if bits >= 1 << 15 else bits
-
-
-def float_bits_f32(value: float) -> int:
-    return struct.unpack("<I", struct.pack("<f", value))[0]
-
-
-# ---------------------------------------------------------------------------------------------
-# Checks
-# ---------------------------------------------------------------------------------------------
-
-
-def check_scalar_operands(op: Operation, pass_name: str) -> None:
-    """A located PassError unless every operand and result of `op` is a contract scalar."""
-    for value in (*op.operands, *op.results):
-        if not is_scalar_type(value.type):
-            raise PassError(
-                f"operates on {value.type}; {pass_name} lowers scalar ops only "
-                "(run bufferize and convert-linalg-to-parallel-loops first)",
-                op,
-            )
-
-
-def check_no_ops_left(module: ModuleOp, dialect: str, pass_name: str) -> None:
-    """A located PassError at the first op of `dialect` still in `module`."""
-    prefix = dialect + "."
-    for op in walk_ops(module):
-        if op.name.startswith(prefix):
-            raise PassError(f"has no lowering in {pass_name}", op)
-
-
-# ---------------------------------------------------------------------------------------------
-# Applying conversion patterns
-# ---------------------------------------------------------------------------------------------
-
-
-def reconcile_casts(root: Operation) -> None:
-    """xDSL's `reconcile-unrealized-casts` (each chain of casts that cancels out removed, the
-    others left for `assert_stage_llvm` to name), offered the casts only.
-
-    xDSL's pass runs its greedy worklist over every op of the module, and re-offers each op
-    whose operands changed: 0.19 s for the 2,200 casts of a transformer step's 20,000 ops.
-    Here the casts are taken from one list walk and swept until a sweep removes nothing
-    (one sweep, but for a cast whose user was a multi-input cast), each chain by xDSL's own
-    `_try_remove_cast_chain`, with the same result."""
-    rewriter = _DirectRewriter()
-    casts = [op for op in walk_ops(root) if isinstance(op, UnrealizedConversionCastOp)]
-    while casts:
-        for cast in casts:
-            if cast.parent is not None:
-                _try_remove_cast_chain(cast, rewriter, False)  # pyright: ignore[reportArgumentType]
-        survivors = [cast for cast in casts if cast.parent is not None]
-        if len(survivors) == len(casts):
-            return
-        casts = survivors
-
-
-class _DirectRewriter:
-    """The two rewriter calls `_try_remove_cast_chain` makes, without a PatternRewriter's
-    listeners and bookkeeping."""
-
-    @staticmethod
-    def replace(op: Operation, new_ops: Sequence[Operation], new_results: Sequence[SSAValue]) -> None:
-        Rewriter.replace_op(op, new_ops, new_results)
-
-    @staticmethod
-    def erase(op: Operation) -> None:
-        Rewriter.erase_op(op)
-
-
-# ---------------------------------------------------------------------------------------------
-# Building llvm ops
-# ---------------------------------------------------------------------------------------------
+from irgrad.lowering.llvm.casts import unrealized_cast
+from irgrad.lowering.llvm.memo import memo
+from irgrad.lowering.llvm.symbols import declare_function
+from irgrad.lowering.llvm.type_conversion import PTR, bf16_bits, convert_type, f16, f32, f64, float_width
 
 
 class LLVMBuilder:
@@ -249,7 +76,7 @@ class LLVMBuilder:
         cached = value.__dict__.get(_CAST_OF)
         if cached is not None and cached.type == target and cached.owner.parent is not None:  # type: ignore[union-attr]
             return cached
-        cast = _cast(value, target)
+        cast = unrealized_cast(value, target)
         if isinstance(value, BlockArgument):
             point = InsertPoint.at_start(value.block)
         else:
@@ -265,7 +92,7 @@ class LLVMBuilder:
         """An llvm value as a value of `original_type`."""
         if value.type == original_type:
             return value
-        return self.insert(_cast(value, original_type))
+        return self.insert(unrealized_cast(value, original_type))
 
     def replace(self, op: Operation, *values: SSAValue) -> None:
         """Replace `op` (whose results are in its original types) by llvm values."""
@@ -505,26 +332,12 @@ class LLVMBuilder:
         return self.fptrunc(x, dst)
 
 
-def memo(owner: object, name: str) -> dict[Any, Any]:
-    """A dict kept in `owner`'s own `__dict__` under `name`, so it lives exactly as long as the
-    op or value it describes. Why not a global WeakKeyDictionary: these memos hold IR that
-    points back at its key (a constant's result at its function, a declaration at its
-    module), so such a dictionary kept every module ever lowered alive (about 1,100 objects
-    per compile, found by compiling a new function in a loop)."""
-    found = owner.__dict__.get(name)
-    if found is None:
-        found = owner.__dict__[name] = {}
-    return found
-
-
 _CAST_OF = "_irgrad_llvm_cast"
 """On a value: the cast of it to its llvm type (`LLVMBuilder.operand`)."""
 _CONSTANTS = "_irgrad_llvm_constants"
 """On a function: its llvm constants by (attribute, type), integers by (value, width);
 `_LAST` is the latest one."""
 _LAST = (llvm.LLVMVoidType(), llvm.LLVMVoidType())
-_DECLARED = "_irgrad_llvm_declared"
-"""On a module: the functions `declare_function` found or declared in it, by name."""
 
 
 _OVERFLOW_OPS = frozenset({llvm.AddOp, llvm.SubOp, llvm.MulOp, llvm.ShlOp})
@@ -567,10 +380,6 @@ def cond_branch(
 _BRANCH_SEGMENTS: dict[tuple[int, int], DenseArrayBase] = {}
 
 
-def _cast(value: SSAValue, t: Attribute) -> UnrealizedConversionCastOp:
-    return UnrealizedConversionCastOp.create(operands=[value], result_types=[t])
-
-
 def _function_of(block: Block | None) -> Operation | None:
     """The func.func or llvm.func whose body holds `block`."""
     from xdsl.dialects import func
@@ -579,106 +388,3 @@ def _function_of(block: Block | None) -> Operation | None:
     while op is not None and not isinstance(op, func.FuncOp | llvm.FuncOp):
         op = op.parent_op()
     return op
-
-
-def float_width(t: Attribute) -> int:
-    if isinstance(t, Float16Type | BFloat16Type):
-        return 16
-    if isinstance(t, Float32Type):
-        return 32
-    if isinstance(t, Float64Type):
-        return 64
-    raise ValueError(f"{t} is not a float type")
-
-
-def intrinsic_suffix(t: Attribute) -> str:
-    """The type suffix of an overloaded intrinsic name: f32, f64, f16, i32, ..."""
-    if isinstance(t, IntegerType):
-        return f"i{t.width.data}"
-    return f"f{float_width(t)}"
-
-
-class StringGlobals:
-    """A module's constant C strings (NUL-terminated bytes) as internal `llvm.mlir.global`s,
-    one per distinct text, named `<prefix>_<k>` (k skipping names the module already has):
-    the messages of failed asserts (convert-cf-to-llvm), the specs of prints
-    (convert-debug-to-llvm)."""
-
-    def __init__(self, module: ModuleOp, prefix: str) -> None:
-        self.module = module
-        self.prefix = prefix
-        self.names: dict[bytes, str] = {}
-
-    def name(self, text: bytes) -> str:
-        """The global holding `text` (added at the module's end the first time)."""
-        name = self.names.get(text)
-        if name is None:
-            k = len(self.names)
-            while SymbolTable.lookup_symbol(self.module, name := f"{self.prefix}_{k}"):
-                k += 1
-            data = text + b"\0"
-            value = DenseIntOrFPElementsAttr(TensorType(i8, [len(data)]), BytesAttr(data))
-            self.module.body.block.add_op(
-                llvm.GlobalOp(llvm.LLVMArrayType(len(data), i8), name, "internal", constant=True, value=value)
-            )
-            self.names[text] = name
-        return name
-
-
-def declare_function(
-    anchor: Block | Operation | None,
-    name: str,
-    arg_types: Sequence[Attribute],
-    result_type: Attribute | None,
-) -> llvm.FuncOp:
-    """The `llvm.func` declaration of C function `name` in the module around `anchor`."""
-    module = _enclosing_module(anchor)
-    declared = memo(module, _DECLARED)
-    hit = declared.get(name)
-    if hit is not None and hit.parent is module.body.block and hit.sym_name.data == name:
-        return hit  # a symbol table lookup per call was a tenth of convert-memref-to-llvm
-    existing = SymbolTable.lookup_symbol(module, name)
-    if isinstance(existing, llvm.FuncOp):
-        declared[name] = existing
-        return existing
-    if existing is not None:
-        raise PassError(
-            f"is named @{name}, like the C library function the lowering calls; rename it",
-            existing,
-        )
-    func_type = llvm.LLVMFunctionType(
-        list(arg_types), llvm.LLVMVoidType() if result_type is None else result_type
-    )
-    decl = llvm.FuncOp(name, func_type, linkage=llvm.LinkageAttr("external"))
-    module.body.block.add_op(decl)
-    declared[name] = decl
-    return decl
-
-
-def _enclosing_module(anchor: Block | Operation | None) -> ModuleOp:
-    op = anchor.parent_op() if isinstance(anchor, Block) else anchor
-    while op is not None and not isinstance(op, ModuleOp):
-        op = op.parent_op()
-    if op is None:
-        raise ValueError("the op is not inside a builtin.module")
-    # The outermost module holds the symbols the translation sees.
-    while (parent := op.parent_op()) is not None:
-        if isinstance(parent, ModuleOp):
-            op = parent
-        else:
-            break
-    return op
-
-
-def convert_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
-    """Give `block`'s arguments their llvm types; uses see the old types through casts."""
-    for index, arg in enumerate(block.args):
-        target = convert_type(arg.type)
-        if target == arg.type:
-            continue
-        new_arg = rewriter.insert_block_argument(block, index, target)
-        old_arg = block.args[index + 1]
-        cast = _cast(new_arg, old_arg.type)
-        rewriter.insert(cast, InsertPoint.at_start(block))
-        rewriter.replace_all_uses_with(old_arg, cast.results[0])
-        rewriter.erase_block_argument(old_arg)
