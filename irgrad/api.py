@@ -2,13 +2,11 @@
 
 It lives here rather than in irgrad/__init__.py so that importing any part of irgrad (the
 command-line tools import irgrad.driver, which imports the package first) does not load it:
-irgrad/__init__.py loads this module on the first `ig.<name>` that it lacks, and so does the
-first import of any irgrad.frontend module (irgrad/frontend/__init__.py: a Tracer has its
-operators only once tensor_methods is installed, below). Its last step copies its public
-names into the package.
+irgrad/__init__.py loads this module on the first `ig.<name>` that it lacks. Tracer's
+operators are installed by the library itself (irgrad/numpy/__init__.py). Its last step
+copies its public names into the package.
 """
 
-from irgrad.numpy import tensor_methods as _tensor_methods
 from irgrad.numpy.bitwise import (
     bitwise_and,
     bitwise_not,
@@ -21,7 +19,7 @@ from irgrad.numpy.bitwise import (
 from irgrad.frontend.check_grads import GradientCheckError, check_grads
 from irgrad.frontend.debugging import debug_nans
 from irgrad.diagnostics import NaNError
-from irgrad.lax.control_flow import cond, fori_loop, scan, while_loop
+from irgrad.numpy.control_flow import cond, fori_loop, scan, while_loop
 from irgrad.tracing.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
 from irgrad.tracing.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError
 from irgrad.numpy.indexing import getitem as _getitem
@@ -244,7 +242,6 @@ from irgrad.numpy.more import *  # noqa: E402, F403
 from irgrad.lax.structured import *  # noqa: E402, F403
 from irgrad.scipy import special  # noqa: E402  (ig.special, as jax.scipy.special)
 
-_tensor_methods.install()
 del _getitem
 
 from irgrad import layers, losses, mixed_precision, optim  # noqa: E402  (they use the API above)

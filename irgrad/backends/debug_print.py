@@ -7,12 +7,13 @@ the CPU runtime and eager calls print exactly the same text.
 from __future__ import annotations
 
 import ctypes
-import json
 import sys
 import threading
 from collections.abc import Sequence
 
 import numpy as np
+
+from irgrad.lowering.llvm.print_spec import Spec, decode_spec
 
 
 def render(fmt: str, names: Sequence[str], values: Sequence[np.ndarray]) -> str:
@@ -38,25 +39,6 @@ def emit(fmt: str, names: Sequence[str], values: Sequence[np.ndarray]) -> None:
 # ---------------------------------------------------------------------------------------------
 # The CPU runtime: compiled code calls irgrad_debug_print_<n>(spec, ptr...)
 # ---------------------------------------------------------------------------------------------
-
-Spec = tuple[str, tuple[str, ...], tuple[tuple[tuple[int, ...], np.dtype], ...]]
-
-
-def encode_spec(fmt: str, names: Sequence[str], arrays: Sequence[tuple[tuple[int, ...], np.dtype]]) -> bytes:
-    """The print's format, operand names, shapes and dtypes as JSON: a constant string in the
-    object code itself (convert-debug-to-llvm), so that code holding a print means the same
-    in every process and can be disk-cached."""
-    return json.dumps(
-        {"format": fmt, "names": list(names), "arrays": [[list(shape), np.dtype(d).name] for shape, d in arrays]},
-        separators=(",", ":"),
-    ).encode("utf-8")
-
-
-def decode_spec(data: bytes) -> Spec:
-    spec = json.loads(data.decode("utf-8"))
-    arrays = tuple((tuple(shape), np.dtype(dtype)) for shape, dtype in spec["arrays"])
-    return spec["format"], tuple(spec["names"]), arrays
-
 
 _DECODED: dict[bytes, Spec] = {}
 

@@ -15,14 +15,14 @@ Modules: placements.py (Mesh, Shard / Replicate / Partial, their shard-dialect `
 irgrad/transforms/shard/reshard.py (which collective moves which mesh axis; shared with shard-partition), dtensor.py (DTensor: every device's
 array, redistributed with the interpreter's collectives, communication recorded),
 constraint.py (with_sharding_constraint: identity eagerly, `shard.shard` under tracing),
-irgrad/frontend/distributed_jit.py (`jit`: trace, differentiate, partition with
+irgrad/distributed/jit.py (`jit`: trace, differentiate, partition with
 `shard-partition`, run the per-device program on the simulated grid).
 """
 
 from typing import TYPE_CHECKING
 
 from irgrad.distributed.constraint import with_sharding_constraint
-from irgrad.frontend.distributed_jit import jit
+from irgrad.distributed.jit import jit
 from irgrad.distributed.placements import (
     Mesh,
     Partial,

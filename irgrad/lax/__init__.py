@@ -10,7 +10,6 @@ zero, lax.sort / lax.pad / lax.reduce take other arguments) are not provided. Th
 derivative contracts of the lax-specific functions are in irgrad/lax/structured.py.
 """
 
-import irgrad.api  # noqa: F401  (first: the library's modules expect the whole API loaded)
 from irgrad.nn.activations import expm1
 from irgrad.numpy.bitwise import (
     bitwise_and,
@@ -20,7 +19,7 @@ from irgrad.numpy.bitwise import (
 )
 from irgrad.numpy.bitwise import left_shift as shift_left
 from irgrad.numpy.bitwise import right_shift as shift_right_arithmetic
-from irgrad.lax.control_flow import cond, fori_loop, scan, while_loop
+from irgrad.numpy.control_flow import cond, fori_loop, scan, while_loop
 from irgrad.lax.structured import (
     associative_scan,
     clamp,

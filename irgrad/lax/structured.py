@@ -66,7 +66,7 @@ from irgrad.tracing import primitives as lax
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import api, broadcast_to, is_scalar, lift
 from irgrad.tracing.constants import full
-from irgrad.lax.control_flow import cond, scan
+from irgrad.numpy.control_flow import cond, scan
 from irgrad.tracing.errors import ConcretizationError, DTypeError, ShapeError, user_site
 from irgrad.numpy.numerics import isnan
 from irgrad.numpy.arrays import flip, moveaxis

@@ -5,7 +5,6 @@ namespace (activations, softmax and friends, one_hot, standardize, dot_product_a
 The `nn` dialect (the IR these trace to) is `irgrad.dialects.nn`, a different module.
 """
 
-import irgrad.api  # noqa: F401  (first: the library's modules expect the whole API loaded)
 from irgrad.nn.activations import (
     celu,
     dot_product_attention,

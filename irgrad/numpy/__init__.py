@@ -2,7 +2,9 @@
 once on numpy arrays, with numpy's broadcasting and JAX's dtype promotion.
 """
 
-# The library's modules expect Tracer's operators (tensor_methods.install) and each other, so
-# importing any of them loads the whole of irgrad/api.py. (A partly imported irgrad.api, while
-# it imports these modules itself, is returned as it is.)
-import irgrad.api  # noqa: E402, F401
+# Tracer's numpy operators (`x + y`, `x @ w`, `x[i]`, `x.T`, ...) are this library's functions,
+# installed on the tracing core's class when the library is first imported, as jax.numpy
+# installs its array methods.
+from irgrad.numpy import tensor_methods as _tensor_methods  # noqa: E402
+
+_tensor_methods.install()

@@ -44,7 +44,7 @@ from irgrad.tracing import primitives as lax
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import api, broadcast_shapes, broadcast_to, lift, normalize_axes, require_float
 from irgrad.tracing.constants import full
-from irgrad.lax.control_flow import fori_loop
+from irgrad.numpy.control_flow import fori_loop
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 from irgrad.numpy.numerics import all as all_, argmax, isfinite
 from irgrad.numpy.reductions import argsort, prod

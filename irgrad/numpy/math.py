@@ -854,7 +854,7 @@ _EUCLID_STEPS = {4: 47, 8: 93}
 
 
 def _gcd(a: Tracer, b: Tracer) -> Tracer:
-    from irgrad.lax.control_flow import fori_loop
+    from irgrad.numpy.control_flow import fori_loop
 
     def step(_: Tracer, carry: tuple[Tracer, Tracer]) -> tuple[Tracer, Tracer]:
         u, v = carry

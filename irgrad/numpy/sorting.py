@@ -20,7 +20,7 @@ from irgrad.tracing import dtypes
 from irgrad.tracing import primitives as lax
 from irgrad.numpy.support import broadcast_to, lift
 from irgrad.tracing.constants import full
-from irgrad.lax.control_flow import fori_loop
+from irgrad.numpy.control_flow import fori_loop
 from irgrad.tracing.tracer import Tracer
 
 

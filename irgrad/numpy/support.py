@@ -16,7 +16,33 @@ import numpy as np
 from irgrad.tracing import dtypes
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 from irgrad.tracing.pytree import tree_flatten, tree_unflatten
-from irgrad.tracing.tracer import Program, ShapeDtype, Tracer, as_tracer, current_frame, trace
+from irgrad.tracing.tracer import (
+    Program,
+    ShapeDtype,
+    Tracer,
+    as_tracer,
+    current_frame,
+    install_executor,
+    trace,
+)
+
+class _ReferenceInterpreter:
+    """Traced programs run eagerly on the reference interpreter (loaded on the first run)."""
+
+    @staticmethod
+    def expand(module: Any) -> Any:
+        from irgrad.backends.interpreter.runner import expand_autodiff
+
+        return expand_autodiff(module)
+
+    @staticmethod
+    def run(module: Any, entry: str, inputs: Sequence[Any], listeners: Sequence[Any]) -> Sequence[Any]:
+        from irgrad.backends.interpreter.runner import run_function
+
+        return run_function(module, entry, inputs, listeners)
+
+
+install_executor(_ReferenceInterpreter)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func
@@ -416,9 +416,7 @@ class Program:
     def executable_module(self) -> ModuleOp:
         """The module with its autodiff requests expanded, computed once per program."""
         if self._expanded is None:
-            from irgrad.backends.interpreter.runner import expand_autodiff
-
-            self._expanded = expand_autodiff(self.module)
+            self._expanded = _require_executor().expand(self.module)
         return self._expanded
 
     def __call__(self, *args: Any) -> Any:
@@ -427,8 +425,6 @@ class Program:
     def call_with_listeners(self, listeners: Sequence[Any], *args: Any) -> Any:
         """Run on the reference interpreter with `listeners` watching every op (see
         irgrad/backends/interpreter/nan_checks.py for one)."""
-        from irgrad.backends.interpreter import run_function
-
         leaves, tree = tree_flatten(list(args))
         if tree != self.traced.in_tree:
             raise TypeError(
@@ -436,9 +432,37 @@ class Program:
                 f"for {self.traced.in_tree!r}"
             )
         inputs = [_as_input(x, a) for x, a in zip(leaves, self.in_avals)]
-        results = run_function(self.executable_module(), self.entry, inputs, listeners)
+        results = _require_executor().run(self.executable_module(), self.entry, inputs, listeners)
         outs = [np.asarray(r) for r in results]
         return tree_unflatten(self.traced.out_tree, outs)
+
+
+class Executor(Protocol):
+    """How a traced program runs on concrete values (the reference interpreter)."""
+
+    def expand(self, module: ModuleOp) -> ModuleOp:
+        """A module without autodiff requests (a copy, where there were some)."""
+        ...
+
+    def run(self, module: ModuleOp, entry: str, inputs: Sequence[Any], listeners: Sequence[Any]) -> Sequence[Any]:
+        """The results of `@entry` on `inputs`."""
+        ...
+
+
+_executor: Executor | None = None
+
+
+def install_executor(executor: Executor) -> None:
+    """Make programs callable: the library installs the reference interpreter here
+    (irgrad/numpy/support.py), so that this core imports no backend."""
+    global _executor
+    _executor = executor
+
+
+def _require_executor() -> Executor:
+    if _executor is None:
+        raise RuntimeError("running a traced program needs the library: import irgrad.numpy first")
+    return _executor
 
 
 def _as_input(x: Any, aval: ShapeDtype) -> np.ndarray:

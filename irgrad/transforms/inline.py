@@ -27,7 +27,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from irgrad.transforms.nn.nn_expand_factorizations import FACTORIZATION_ATTR
+from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR
 
 
 def _size(function: func.FuncOp) -> int:

@@ -21,7 +21,7 @@ from xdsl.interpreters.func import FuncFunctions
 
 from irgrad.backends.interpreter import nn_linalg
 from irgrad.backends.interpreter.values import box
-from irgrad.transforms.nn.nn_expand_factorizations import FACTORIZATION_ATTR, factorization_flag
+from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR, factorization_flag
 
 
 INPUTS = {"potrf": 1, "trsm": 2, "getrf": 1, "syevd": 1, "gesdd": 1, "geqrf": 1}

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from typing import cast
 
 from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    IntegerAttr,
     AnyTensorTypeConstr,
     Float32Type,
     Float64Type,
@@ -22,6 +24,18 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def
 
 from irgrad.dialects.nn.base import NNOperation, Value, _type_of, shape_str, tensor
+
+FACTORIZATION_ATTR = "irgrad.factorization"
+"""The attribute that marks a function as one factorization (a DictionaryAttr: kind, lower,
+unit_diagonal): nn-expand-factorizations outlines each op as a call of such a function,
+which the interpreter runs as its kind's reference and convert-factorizations-to-lapack
+gives a LAPACK body."""
+
+
+def factorization_flag(tag: DictionaryAttr, key: str) -> bool:
+    """A boolean entry (`lower`, `unit_diagonal`) of an `irgrad.factorization` tag; absent is false."""
+    value = tag.data.get(key)
+    return isinstance(value, IntegerAttr) and bool(value.value.data)
 
 
 def _check_linalg_float(op: NNOperation, t: TensorType, what: str) -> None:

@@ -6,7 +6,7 @@ Output IR: `llvm.call @irgrad_debug_print_<n>(ptr spec, ptr x_0, ..., ptr x_<n-1
 in the module, one pointer per operand (its first element, as convert-memref-to-llvm gives
 it). `spec` points at a constant string of the module (`@_irgrad_print_spec_<k>`, one per
 distinct print): the op's format string, operand names, shapes and dtypes as JSON
-(irgrad/backends/debug_print.py), which the runtime reads to view each pointer as a numpy
+(irgrad/lowering/llvm/print_spec.py), which the runtime reads to view each pointer as a numpy
 array. The object code is self-contained, so programs that print are disk-cached like any
 other. Memref operands reach the call through unrealized casts, as in convert-blas-to-llvm,
 so run this pass before convert-memref-to-llvm.
@@ -24,12 +24,12 @@ from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from irgrad.backends import debug_print
 from irgrad.diagnostics import PassError
 from irgrad.dialects.debug import PrintOp
 from irgrad.tracing.dtypes import from_element_type
 from irgrad.lowering.llvm.builder import LLVMBuilder
 from irgrad.lowering.llvm.checks import check_no_ops_left
+from irgrad.lowering.llvm.print_spec import encode_spec
 from irgrad.lowering.llvm.symbols import StringGlobals
 from irgrad.lowering.llvm.type_conversion import PTR
 from irgrad.lowering.rewriting import apply_conversion
@@ -55,7 +55,7 @@ class PrintLowering(RewritePattern):
             if not isinstance(t, MemRefType) or not isinstance(t.layout, NoneAttr):
                 raise PassError(f"operands must be memrefs with identity layouts, found {v.type}", op)
             arrays.append((tuple(t.get_shape()), from_element_type(t.get_element_type())))
-        spec = self.specs.name(debug_print.encode_spec(op.format.data, op.operand_names(), arrays))
+        spec = self.specs.name(encode_spec(op.format.data, op.operand_names(), arrays))
         b = LLVMBuilder(rewriter, op)
         args = [b.insert(llvm.AddressOfOp(spec, PTR)), *(b.operand(v) for v in op.inputs)]
         b.call(entry_point(len(op.inputs)), args, None)

@@ -42,7 +42,7 @@ from xdsl.passes import ModulePass
 from irgrad.diagnostics import PassError
 from irgrad.dialects.blas import GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp
 from irgrad.lowering.loops.linalg_to_blas import batch_loops
-from irgrad.transforms.nn.nn_expand_factorizations import FACTORIZATION_ATTR, factorization_flag
+from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR, factorization_flag
 
 _ARITY = {"potrf": 2, "trsm": 3, "getrf": 4, "syevd": 3, "gesdd": 4, "geqrf": 3}
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -48,17 +48,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from irgrad.diagnostics import PassError
 from irgrad.dialects import nn
 from irgrad.dialects.autodiff import StopGradientOp
-
-FACTORIZATION_ATTR = "irgrad.factorization"
-"""The attribute that marks an outlined factorization (a DictionaryAttr: kind, lower, unit_diagonal)."""
+from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR
 
 FACTORIZATION_OPS = (nn.CholeskyOp, nn.TriangularSolveOp, nn.LUOp, nn.EighOp, nn.SvdOp, nn.QrOp)
-
-def factorization_flag(tag: DictionaryAttr, key: str) -> bool:
-    """A boolean entry (`lower`, `unit_diagonal`) of an `irgrad.factorization` tag; absent is false."""
-    value = tag.data.get(key)
-    return isinstance(value, IntegerAttr) and bool(value.value.data)
-
 
 _SIMPLE_KINDS = {nn.EighOp: "syevd", nn.SvdOp: "gesdd", nn.QrOp: "geqrf"}
 """The ops without attributes, and their LAPACK routine (syevd reads the lower triangle)."""
@@ -220,4 +212,4 @@ class ExpandFactorizationsPass(ModulePass):
                 inline_call(call, function)
 
 
-__all__ = ["FACTORIZATION_ATTR", "ExpandFactorizationsPass", "factorization_flag", "trace_reference"]
+__all__ = ["ExpandFactorizationsPass", "trace_reference"]

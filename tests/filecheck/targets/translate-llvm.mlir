@@ -2,7 +2,7 @@
 // RUN: not irgrad-opt -t llvm --split-input-file %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
 // RUN: sh -c 'irgrad-opt -t llvm --split-input-file %s >/dev/null 2>&1; echo "exit=$?"' | filecheck %s --check-prefix=EXIT
 // ERR-NOT: Traceback
-// RUN: not irgrad-opt -p convert-to-llvm -t llvm %S/convert-to-llvm.mlir --split-input-file 2>/dev/null | filecheck %s --check-prefix=PIPE
+// RUN: not irgrad-opt -p convert-to-llvm -t llvm %S/../lowering/llvm/convert-to-llvm.mlir --split-input-file 2>/dev/null | filecheck %s --check-prefix=PIPE
 
 // `-t llvm` (xDSL's target) prints LLVM IR for a stage-"llvm" module.
 

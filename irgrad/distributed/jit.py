@@ -39,7 +39,7 @@ STAGES = ("global", "autodiff", "spmd")
 
 
 def _is_placements(spec: Any) -> bool:
-    from irgrad.distributed import Partial, Replicate, Shard
+    from irgrad.distributed.placements import Partial, Replicate, Shard
 
     return isinstance(spec, (list, tuple)) and all(isinstance(p, (Shard, Replicate, Partial)) for p in spec) and len(spec) > 0
 
@@ -47,7 +47,7 @@ def _is_placements(spec: Any) -> bool:
 def _leaf_placements(spec: Any, arg: Any, mesh: Any, what: str) -> list[Any]:
     """One placements list per leaf of `arg`: `spec` is None (replicated), a placements list
     (for every leaf of the argument) or a pytree of those matching the argument's structure."""
-    from irgrad.distributed import Replicate
+    from irgrad.distributed.placements import Replicate
 
     leaves, tree = tree_flatten(arg)
     if spec is None:
@@ -108,7 +108,7 @@ class DistributedJitted:
 
     def _build(self, args: tuple[Any, ...]) -> tuple[Lowered, Any]:
         from irgrad.backends.interpreter.runner import expand_autodiff
-        from irgrad.distributed import with_sharding_constraint
+        from irgrad.distributed.constraint import with_sharding_constraint
         from irgrad.context import make_context
         from irgrad.registry import build_pipeline
 
