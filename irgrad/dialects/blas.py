@@ -35,7 +35,7 @@ NaN rule are ordinary IR after the outlined call, so these promise LAPACK's resu
     blas.geqrf %q, %r : memref<5x3xf64>, memref<3x3xf64>      (Q := A's Q, R; geqrf + orgqr)
 
 `convert-blas-to-llvm` turns them into calls of
-`irgrad_lapack_{s,d}{potrf,trsm,getrf,syevd,gesdd,geqrf}` (irgrad/backends/cpu/lapack.py),
+`irgrad_lapack_{s,d}{potrf,trsm,getrf,syevd,gesdd,geqrf}` (irgrad/backends/cpu/lapack/),
 LAPACK(E) and CBLAS from the library numpy uses.
 """
 

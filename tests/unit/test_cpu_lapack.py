@@ -1,4 +1,4 @@
-"""The runtime's LAPACK entry points (irgrad/backends/cpu/lapack.py), called through ctypes on
+"""The runtime's LAPACK entry points (irgrad/backends/cpu/lapack/), called through ctypes on
 numpy arrays against numpy/scipy: Cholesky, triangular solves, LU, the symmetric
 eigendecomposition, the SVD and QR, both precisions, strided rows, empty sizes, the failure
 conventions, IRGRAD_LAPACK=none and a library lacking a routine; and ig.linalg.eigh / svd / qr
@@ -684,7 +684,8 @@ def test_library_lacking_a_routine_serves_the_others():
         """
         import ctypes, numpy as np, llvmlite.binding as llvm
         from irgrad.backends.cpu import lapack
-        lapack._LIBRARY_ROUTINES["syevd"] = ("LAPACKE_{p}syevd_nonexistent",)
+        from irgrad.backends.cpu.lapack import library
+        library._LIBRARY_ROUTINES["syevd"] = ("LAPACKE_{p}syevd_nonexistent",)
         info = lapack.lapack_info()
         assert info.available and info.fallbacks == ("irgrad_lapack_ssyevd", "irgrad_lapack_dsyevd"), info
         assert len(info.symbols) == 12 and not any("syevd" in s for s in info.symbols)
@@ -788,10 +789,11 @@ def test_a_program_defines_only_the_entry_points_it_calls():
         """
         import numpy as np, llvmlite.binding as llvm, irgrad as ig
         from irgrad.backends.cpu import lapack
+        from irgrad.backends.cpu.lapack import install
         a = np.random.default_rng(0).standard_normal((5, 5))
         w, v = ig.jit(lambda a: ig.linalg.eigh(a))(a + a.T)
         assert np.allclose(w, np.linalg.eigvalsh(a + a.T))
-        assert lapack._installed == {"irgrad_lapack_dsyevd"}, lapack._installed
+        assert install._installed == {"irgrad_lapack_dsyevd"}, install._installed
         assert llvm.address_of_symbol("irgrad_lapack_dsyevd")
         assert not llvm.address_of_symbol("irgrad_lapack_dpotrf")
         assert lapack.lapack_info().available and llvm.address_of_symbol("irgrad_lapack_dpotrf")

@@ -1,4 +1,4 @@
-"""Freed memory is reused, not page-faulted in again on every call (jit.py, _keep_freed_memory)."""
+"""Freed memory is reused, not page-faulted in again on every call (process.py, _keep_freed_memory)."""
 
 from __future__ import annotations
 

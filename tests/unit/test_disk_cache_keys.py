@@ -130,7 +130,7 @@ def answer(engine) -> int:
 
 @pytest.mark.parametrize("host_cpu,passes", [(False, False), (True, True)], ids=["generic", "host-O2"])
 def test_runtime_objects_are_compiled_once_per_machine(tmp_path, monkeypatch, host_cpu, passes):
-    from irgrad.backends.cpu.jit import initialize
+    from irgrad.backends.cpu.process import initialize
 
     initialize()
     monkeypatch.setenv("IRGRAD_CACHE_DIR", str(tmp_path))
@@ -160,7 +160,7 @@ def test_runtime_objects_are_compiled_once_per_machine(tmp_path, monkeypatch, ho
 
 
 def test_runtime_objects_without_a_cache(tmp_path, monkeypatch):
-    from irgrad.backends.cpu.jit import initialize
+    from irgrad.backends.cpu.process import initialize
 
     initialize()
     monkeypatch.setenv("IRGRAD_CACHE_DIR", "off")

@@ -17,7 +17,7 @@ parameters of `@f`, in order) and a scalar result is a returned value (in order)
 2. passes C-contiguous, aligned, native-endian arrays of the right dtype zero-copy; copies
    any other array (non-contiguous, zero-stride, misaligned, big-endian) into one that is;
 3. allocates the out-param arrays with numpy and calls through ctypes, which releases the
-   GIL for the duration of the call, via jit.py's allocation guard: a buffer the generated
+   GIL for the duration of the call, via guard.py's allocation guard: a buffer the generated
    code cannot allocate raises MemoryError instead of crashing the process, and a failed
    runtime check (`cf.assert`, e.g. an index out of bounds) raises RuntimeCheckError;
 4. returns the results as a tuple: arrays for buffers, numpy scalars for scalars.
@@ -30,7 +30,7 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import ml_dtypes
 import numpy as np
@@ -48,11 +48,19 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 from xdsl.utils.lexer import Location
 
-from irgrad.backends.cpu.jit import ASSERT_FAILED, JMP_BUF_BYTES, MESSAGE_OFFSET
+import irgrad.backends.cpu.guard as guard
+from irgrad.backends.cpu.guard import ASSERT_FAILED, JMP_BUF_BYTES, MESSAGE_OFFSET
+from irgrad.backends.cpu.process import initialize
 from irgrad.diagnostics import IrgradError
 
-if TYPE_CHECKING:
-    from irgrad.backends.cpu.jit import CompiledModule
+
+class LoadedCode(Protocol):
+    """What a `CompiledFunction` needs of the code it calls: loading.py's `CompiledModule`
+    (which makes them; a protocol so that this module does not import it back)."""
+
+    def address(self, name: str) -> int: ...
+
+    def has_function(self, name: str) -> bool: ...
 
 
 _FLOATS = {
@@ -183,7 +191,7 @@ class CompiledFunction:
 
     def __init__(
         self,
-        module: CompiledModule,
+        module: LoadedCode,
         name: str,
         arg_types: Sequence[Attribute],
         result_types: Sequence[Attribute] = (),
@@ -394,7 +402,7 @@ class CompiledFunction:
 
     def _call(self, slots: Any) -> None:
         """`_irgrad_packed_<name>(slots)` through the allocation guard: MemoryError, not a
-        crash, when the generated code cannot allocate a buffer (see jit.py)."""
+        crash, when the generated code cannot allocate a buffer (see guard.py)."""
         if self._guarded is None:
             self._entry(slots)
             return
@@ -429,12 +437,10 @@ _thread_state = threading.local()
 
 
 def _guarded_call() -> Any:
-    """jit.py's `_irgrad_guarded_call` as a ctypes function (None where it is unavailable)."""
+    """guard.py's `_irgrad_guarded_call` as a ctypes function (None where it is unavailable)."""
     if not _guarded:
-        from irgrad.backends.cpu import jit
-
-        jit.initialize()
-        address = jit.guarded_call_address
+        initialize()
+        address = guard.guarded_call_address
         _guarded.append(None if address is None else _GUARDED_SIGNATURE(address))
     return _guarded[0]
 

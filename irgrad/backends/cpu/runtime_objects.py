@@ -17,6 +17,8 @@ from collections.abc import Sequence
 import llvmlite.binding as llvm
 
 from irgrad.backends import cache
+from irgrad.backends.cpu.errors import CompileError
+from irgrad.backends.cpu.target import check_object, host_target
 
 SUFFIX = ".runtime"
 
@@ -27,16 +29,12 @@ def _target_machine(opt: int, host_cpu: bool) -> llvm.TargetMachine:
     else the process's triple with a generic CPU (the allocation guard, installed while LLVM
     is being initialized, before the host target may be asked for)."""
     if host_cpu:
-        from irgrad.backends.cpu.jit import host_target
-
         return host_target().target_machine(opt)
     return llvm.Target.from_triple(llvm.get_process_triple()).create_target_machine(opt=opt, reloc="pic")
 
 
 def _target_key(host_cpu: bool) -> str:
     if host_cpu:
-        from irgrad.backends.cpu.jit import host_target
-
         return repr(host_target())
     return llvm.get_process_triple()
 
@@ -59,8 +57,6 @@ def object_code(ir: str, *, opt: int, host_cpu: bool, passes: bool, vectorize: b
 def _load(data: bytes, opt: int, host_cpu: bool) -> llvm.ExecutionEngine:
     """An engine holding the object code `data` (CompileError or RuntimeError if it is not
     loadable here)."""
-    from irgrad.backends.cpu.jit import check_object
-
     check_object(data)
     empty = llvm.parse_assembly("")
     empty.triple = llvm.get_process_triple()
@@ -76,8 +72,6 @@ def runtime_engine(
     """An engine holding `ir` compiled for this process (see `object_code` for the options),
     from the disk cache where it is there; the caller keeps the engine alive (its code lives
     as long as the engine)."""
-    from irgrad.backends.cpu.jit import CompileError
-
     settings = f"runtime;opt={opt};passes={passes};vectorize={vectorize}"
     key = cache.cache_key(ir, settings, _target_key(host_cpu))
     data = cache.load(key, SUFFIX)

@@ -14,7 +14,7 @@ through unrealized casts, as in convert-memref-to-llvm, so run this pass before 
 The CPU runtime (irgrad/backends/cpu/blas.py) defines both symbols, in every process that
 loads such code.
 
-The factorizations become calls of irgrad/backends/cpu/lapack.py's entry points (p = s for
+The factorizations become calls of the entry points of irgrad/backends/cpu/lapack/ (p = s for
 f32, d for f64; the same row-major conventions, leading dimensions the first strides):
 
     blas.potrf -> irgrad_lapack_{p}potrf(i64 n, ptr a, i64 lda)

@@ -7,7 +7,7 @@ table when that pays). The arguments of every non-entry block get their llvm typ
 entry blocks belong to convert-func-to-llvm); uses see the old types through unrealized
 casts. `cf.assert %ok, "msg"` becomes `llvm.cond_br %ok` to the rest of its block or to a
 cold block that calls `irgrad_assert_failed(msg)` (the message a NUL-terminated constant
-global) and is unreachable after it: the CPU runtime (irgrad/backends/cpu/jit.py) makes
+global) and is unreachable after it: the CPU runtime (irgrad/backends/cpu/guard.py) makes
 the compiled call raise `RuntimeCheckError` with the message (it aborts the process only
 outside a guarded call). With `lower_asserts=false` (convert-gpu-to-nvvm: a GPU kernel
 has no such runtime) `cf.assert` is an error.

@@ -239,7 +239,8 @@ def declare_entry_point(module: ModuleOp) -> None:
 
 def allocates_on_the_heap(loop: scf.ParallelOp) -> bool:
     """Whether the body may call the allocator: a failed allocation is turned into a
-    MemoryError only on the calling thread (jit.py's guard), so such loops stay serial."""
+    MemoryError only on the calling thread (irgrad/backends/cpu/guard.py), so such loops stay
+    serial."""
     from irgrad.lowering.llvm.memref_to_llvm import ALLOCA_LIMIT, _buffer_bytes
 
     for op in loop.body.walk():

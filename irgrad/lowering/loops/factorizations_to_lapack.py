@@ -14,7 +14,7 @@ Output IR: each such function's body becomes a copy of the matrix that is factor
 dimensions, none for a single matrix), one `blas.potrf` / `blas.trsm` / `blas.getrf` /
 `blas.syevd` / `blas.gesdd` / `blas.geqrf` on the 2-D (and 1-D: w, s, pivots) subviews.
 `convert-blas-to-llvm` turns those into calls of the runtime's LAPACK entry points
-(irgrad/backends/cpu/lapack.py). The function's old body, the reference loop, is the
+(irgrad/backends/cpu/lapack/). The function's old body, the reference loop, is the
 specification these calls meet; a pipeline without this pass (the GPU's) keeps it.
 
 Why after bufferization: the library routines work in place on buffers, and the function
