@@ -240,15 +240,12 @@ from irgrad.numpy.reductions import (
 from irgrad.numpy.stats import *  # noqa: E402, F403  (names in its __all__)
 from irgrad.numpy.more import *  # noqa: E402, F403
 from irgrad.lax.structured import *  # noqa: E402, F403
+from irgrad.numpy.data_dependent import *  # noqa: E402, F403
 from irgrad.scipy import special  # noqa: E402  (ig.special, as jax.scipy.special)
 
 del _getitem
 
-from irgrad import layers, losses, mixed_precision, optim  # noqa: E402  (they use the API above)
-from irgrad import random  # noqa: E402  (ig.random, built on the API above)
-from irgrad import nn  # noqa: E402  (ig.nn, as jax.nn: activations, softmax, one_hot, attention)
-from irgrad import debug  # noqa: E402  (ig.debug.print, as jax.debug.print)
-from irgrad import lax  # noqa: E402  (ig.lax, as jax.lax)
+from irgrad import debug, lax, layers, losses, mixed_precision, nn, optim, random
 
 
 def _export() -> None:

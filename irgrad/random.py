@@ -27,13 +27,11 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import api, broadcast_to, is_scalar, lift
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 from irgrad.numpy.sorting import sort_order
-from irgrad.tracing.tracer import Tracer
 
 __all__ = [
     "PRNGKey",

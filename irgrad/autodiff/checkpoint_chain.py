@@ -34,8 +34,7 @@ from xdsl.traits import SymbolTable
 
 from irgrad.autodiff.activity import used_values
 from irgrad.diagnostics import PassError
-from irgrad.dialects import autodiff as ad
-from irgrad.dialects import nn
+from irgrad.dialects import autodiff as ad, nn
 
 REVERSE_REQUESTS = (ad.GradOp, ad.ValueAndGradOp, ad.VJPOp)
 CONSTANT_OPS = (arith.ConstantOp, nn.FullOp, nn.ConstantOp, nn.IotaOp)

@@ -34,7 +34,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from irgrad import __version__
+from irgrad import __version__, context, registry
 from irgrad.diagnostics import (
     IrgradError,
     LocatedParser,
@@ -42,7 +42,6 @@ from irgrad.diagnostics import (
     format_parse_error,
     verify_module,
 )
-from irgrad import context, registry
 
 TOOL = "irgrad-opt"
 TRACEBACK_ENV = "IRGRAD_TRACEBACK"

@@ -22,17 +22,17 @@ from xdsl.dialects.builtin import TensorType
 from irgrad.dialects import autodiff as ad
 from irgrad.tracing import dtypes
 from irgrad.numpy.support import api, dtype_of, is_scalar, lift, shape_of
-from irgrad.tracing.constants import full
-from irgrad.tracing.errors import DTypeError, ShapeError, user_site
-from irgrad.tracing.pytree import TreeDef, tree_flatten, tree_unflatten
 from irgrad.tracing.tracer import (
     ShapeDtype,
     TracedFunction,
     Tracer,
     current_frame,
+    full,
     function_name,
     trace_function,
 )
+from irgrad.tracing.errors import DTypeError, ShapeError, user_site
+from irgrad.tracing.pytree import TreeDef, tree_flatten, tree_unflatten
 
 
 def _frame():

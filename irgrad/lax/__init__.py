@@ -16,9 +16,9 @@ from irgrad.numpy.bitwise import (
     bitwise_not,
     bitwise_or,
     bitwise_xor,
+    left_shift as shift_left,
+    right_shift as shift_right_arithmetic,
 )
-from irgrad.numpy.bitwise import left_shift as shift_left
-from irgrad.numpy.bitwise import right_shift as shift_right_arithmetic
 from irgrad.numpy.control_flow import cond, fori_loop, scan, while_loop
 from irgrad.lax.structured import (
     associative_scan,
@@ -45,37 +45,45 @@ from irgrad.numpy.basic import (
     abs,
     add,
     cos,
+    equal as eq,
     erf,
     exp,
     floor,
+    greater as gt,
+    greater_equal as ge,
+    less as lt,
+    less_equal as le,
     log,
     log1p,
+    maximum as max,
+    minimum as min,
+    multiply as mul,
+    negative as neg,
+    not_equal as ne,
+    power as pow,
     rsqrt,
+    sigmoid as logistic,
     sign,
     sin,
     sqrt,
     square,
+    subtract as sub,
     tanh,
 )
-from irgrad.numpy.basic import equal as eq
-from irgrad.numpy.basic import greater as gt
-from irgrad.numpy.basic import greater_equal as ge
-from irgrad.numpy.basic import less as lt
-from irgrad.numpy.basic import less_equal as le
-from irgrad.numpy.basic import maximum as max
-from irgrad.numpy.basic import minimum as min
-from irgrad.numpy.basic import multiply as mul
-from irgrad.numpy.basic import negative as neg
-from irgrad.numpy.basic import not_equal as ne
-from irgrad.numpy.basic import power as pow
-from irgrad.numpy.basic import sigmoid as logistic
-from irgrad.numpy.basic import subtract as sub
-from irgrad.numpy.math import arccos as acos
-from irgrad.numpy.math import arcsin as asin
-from irgrad.numpy.math import arctan as atan
-from irgrad.numpy.math import arctan2 as atan2
-from irgrad.numpy.math import cbrt, ceil, cosh, exp2, reciprocal, sinh, tan
-from irgrad.numpy.math import fmod as rem
+from irgrad.numpy.math import (
+    arccos as acos,
+    arcsin as asin,
+    arctan as atan,
+    arctan2 as atan2,
+    cbrt,
+    ceil,
+    cosh,
+    exp2,
+    fmod as rem,
+    reciprocal,
+    sinh,
+    tan,
+)
 from irgrad.numpy.shape import concatenate, transpose
 from irgrad.frontend.transforms import stop_gradient
 

@@ -1,5 +1,4 @@
-"""jax.lax's structured operations beyond the `nn` ops, and jax.numpy's data-dependent-shape
-functions with a static `size`: all composites of existing ops (no new IR, no new derivative
+"""jax.lax's structured operations beyond the `nn` ops: all composites of existing ops (no new IR, no new derivative
 rules), so autodiff, `ig.vmap`, `ig.jit` and every backend cover them.
 
 - `switch(index, branches, *operands)`: `index` clamped to [0, len(branches) - 1], as JAX. A
@@ -26,12 +25,6 @@ rules), so autodiff, `ig.vmap`, `ig.jit` and every backend cover them.
   tree of selects (bool `which`: case 1 where true; int `which` out of range is clamped, where
   JAX leaves it undefined). `integer_pow(x, y)`: exact repeated squaring for a Python int y
   ((1/x)**|y| for y < 0; ones for y = 0).
-- `nonzero`, `argwhere`, `flatnonzero`, `unique(..., size=, fill_value=)`: as jax.numpy, the
-  result padded with `fill_value` (nonzero family: 0; unique: its smallest value) or truncated
-  to `size` elements. Indices are int32. `size` is required when the argument is traced (a
-  ConcretizationError names the function and says to pass size=); on concrete numpy values
-  (eager calls, captured constants) it defaults to the data's own count, computed with numpy.
-  `unique` flattens its argument (axis=None, or axis 0 of a 1-D array); `equal_nan` as numpy.
 
 Derivatives (all from the ops the composites are made of):
 - switch: only through the taken branch (`scf.if`'s rule), also per example under vmap; the
@@ -46,38 +39,30 @@ Derivatives (all from the ops the composites are made of):
   max where max < x; at x == min or x == max nobody does.
 - integer_pow: the products' own rules, so d/dx x**y = y x**(y-1) exactly: 1 at x = 0 for
   y = 1, 0 for y >= 2, -inf for y < 0 (as JAX).
-- nonzero, argwhere, flatnonzero, and unique's indices, inverse and counts: integers, no
-  gradient. unique's values are a gather of the first occurrence of each value (fill slots
-  given by `fill_value` get none; default padding repeats the smallest value's occurrence).
 """
 
 from __future__ import annotations
 
 import builtins
-import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import dtypes
+from irgrad.tracing import dtypes, primitives as lax
 
-from irgrad.tracing import primitives as lax
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import api, broadcast_to, is_scalar, lift
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.numpy.control_flow import cond, scan
-from irgrad.tracing.errors import ConcretizationError, DTypeError, ShapeError, user_site
-from irgrad.numpy.numerics import isnan
+from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 from irgrad.numpy.arrays import flip, moveaxis
-from irgrad.numpy.reductions import cumsum as _np_cumsum
 from irgrad.tracing.pytree import tree_flatten, tree_unflatten
-from irgrad.numpy.shape import expand_dims, squeeze, stack, take, take_along_axis
+from irgrad.numpy.shape import expand_dims, squeeze, take_along_axis
+from irgrad.numpy.data_dependent import is_int, slice_axis, static_int
 from irgrad.numpy.sorting import argsort_last
-from irgrad.tracing.tracer import Tracer
 
 __all__ = [
-    "argwhere",
     "associative_scan",
     "clamp",
     "dynamic_index_in_dim",
@@ -86,13 +71,10 @@ __all__ = [
     "dynamic_update_index_in_dim",
     "dynamic_update_slice",
     "dynamic_update_slice_in_dim",
-    "flatnonzero",
     "integer_pow",
-    "nonzero",
     "select_n",
     "switch",
     "top_k",
-    "unique",
 ]
 # Also here, for ig.lax only (their names mean something else at the top level / in numpy):
 # map, select, cumsum, cumprod, cummax, cummin.
@@ -100,26 +82,8 @@ __all__ = [
 _I32 = dtypes.int32
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _static_int(op_name: str, what: str, v: Any) -> int:
-    if isinstance(v, Tracer):
-        raise ConcretizationError(f"{op_name}: {what} must be a static Python int, got a traced value{user_site()}")
-    if not _is_int(v):
-        raise TypeError(f"{op_name}: {what} must be a Python int, got {v!r}{user_site()}")
-    return int(v)
-
-
-def _slice_axis(t: Tracer, axis: int, start: int, stop: int) -> Tracer:
-    begin, end = [0] * t.ndim, list(t.shape)
-    begin[axis], end[axis] = start, stop
-    return lax.slice(t, begin, end, [1] * t.ndim)
-
-
 def _axis(op_name: str, axis: Any, ndim: int) -> int:
-    a = _static_int(op_name, "axis", axis)
+    a = static_int(op_name, "axis", axis)
     if not -ndim <= a < ndim:
         raise ShapeError(f"{op_name}: axis {a} is out of range for an array of rank {ndim}{user_site()}")
     return a % ndim
@@ -142,7 +106,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
             raise TypeError(f"switch: every branch must be callable, got {b!r}{user_site()}")
     if isinstance(index, (bool, np.bool_)):
         raise DTypeError(f"switch: the index must be an integer scalar, got a bool{user_site()}")
-    if _is_int(index):
+    if is_int(index):
         return branches[builtins.min(builtins.max(int(index), 0), len(branches) - 1)](*operands)
     i = lift(index)
     if i.shape != ():
@@ -188,19 +152,19 @@ def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> A
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
     from irgrad.frontend.vmap import vmap
 
-    bs = _static_int("map", "batch_size", batch_size)
+    bs = static_int("map", "batch_size", batch_size)
     if bs <= 0:
         raise ValueError(f"map: batch_size must be positive, got {bs}{user_site()}")
     ts, tree, n = _leading("map", xs)
     blocks, rest = divmod(n, bs)
     parts = []
     if blocks:
-        stacked = [lax.reshape(_slice_axis(t, 0, 0, blocks * bs), (blocks, bs, *t.shape[1:])) for t in ts]
+        stacked = [lax.reshape(slice_axis(t, 0, 0, blocks * bs), (blocks, bs, *t.shape[1:])) for t in ts]
         _, ys = scan(lambda _, x: ((), vmap(f)(x)), (), tree_unflatten(tree, stacked))
         y_leaves, y_tree = tree_flatten(ys)
         parts.append(([lax.reshape(lift(y), (blocks * bs, *lift(y).shape[2:])) for y in y_leaves], y_tree))
     if rest:
-        tail = tree_unflatten(tree, [_slice_axis(t, 0, blocks * bs, n) for t in ts])
+        tail = tree_unflatten(tree, [slice_axis(t, 0, blocks * bs, n) for t in ts])
         y_leaves, y_tree = tree_flatten(vmap(f)(tail))
         parts.append(([lift(y) for y in y_leaves], y_tree))
     if len(parts) == 1:
@@ -234,8 +198,8 @@ def associative_scan(fn: Callable[[Any, Any], Any], elems: Any, reverse: bool = 
         xs = [flip(t, ax) for t in xs]
     d = 1
     while d < n:
-        a = tree_unflatten(tree, [_slice_axis(t, ax, 0, n - d) for t in xs])
-        b = tree_unflatten(tree, [_slice_axis(t, ax, d, n) for t in xs])
+        a = tree_unflatten(tree, [slice_axis(t, ax, 0, n - d) for t in xs])
+        b = tree_unflatten(tree, [slice_axis(t, ax, d, n) for t in xs])
         c_leaves, c_tree = tree_flatten(fn(a, b))
         if c_tree != tree:
             raise ShapeError(f"associative_scan: fn returned structure {c_tree!r}, expected {tree!r}{user_site()}")
@@ -247,7 +211,7 @@ def associative_scan(fn: Callable[[Any, Any], Any], elems: Any, reverse: bool = 
                 raise ShapeError(f"associative_scan: fn output {k} has shape {c.shape}, expected {want}{user_site()}")
             if c.dtype != t.dtype:
                 raise DTypeError(f"associative_scan: fn output {k} has dtype {c.dtype}, expected {t.dtype}{user_site()}")
-            combined.append(lax.concatenate([_slice_axis(t, ax, 0, d), c], ax))
+            combined.append(lax.concatenate([slice_axis(t, ax, 0, d), c], ax))
         xs = combined
         d *= 2
     if reverse:
@@ -292,7 +256,7 @@ def _starts(op_name: str, x: Tracer, start_indices: Any) -> list[Any]:
         )
     out = []
     for s in items:
-        if _is_int(s):
+        if is_int(s):
             out.append(int(s))
             continue
         if isinstance(s, (bool, np.bool_)):
@@ -328,7 +292,7 @@ def dynamic_slice(operand: Any, start_indices: Any, slice_sizes: Sequence[int], 
     clamped to [0, dim - size]. Static starts give an `nn.slice`, traced ones an `nn.dynamic_slice`."""
     x = lift(operand)
     starts = _starts("dynamic_slice", x, start_indices)
-    sizes = [_static_int("dynamic_slice", "slice_sizes", s) for s in slice_sizes]
+    sizes = [static_int("dynamic_slice", "slice_sizes", s) for s in slice_sizes]
     if len(sizes) != x.ndim:
         raise ShapeError(f"dynamic_slice: {len(sizes)} slice sizes for an operand of rank {x.ndim}{user_site()}")
     for s, n in zip(sizes, x.shape):
@@ -422,7 +386,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Tracer, Tracer]:
     if x.ndim == 0:
         raise ShapeError(f"top_k: the operand must have at least one axis, got a scalar{user_site()}")
     ax = _axis("top_k", axis, x.ndim)
-    k = _static_int("top_k", "k", k)
+    k = static_int("top_k", "k", k)
     if ax != x.ndim - 1:
         values, indices = top_k(moveaxis(x, ax, -1), k)
         return moveaxis(values, -1, ax), moveaxis(indices, -1, ax)
@@ -437,7 +401,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Tracer, Tracer]:
     # increasing original index, NaN (sorted last) first.
     order = argsort_last(flip(keys, -1))
     last = x.ndim - 1
-    top = flip(_slice_axis(order, last, n - k, n), -1)
+    top = flip(slice_axis(order, last, n - k, n), -1)
     indices = full(out_shape, n - 1, _I32) - top
     return take_along_axis(x, indices, -1), indices
 
@@ -513,7 +477,7 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Tracer:
 def integer_pow(x: Any, y: int) -> Tracer:
     """`x ** y` for a static Python int `y`, by exact repeated squaring ((1/x)**|y| for y < 0,
     ones for y == 0), so its gradient is the products' own: y x**(y-1), exact at x = 0."""
-    if isinstance(y, Tracer) or not _is_int(y):
+    if isinstance(y, Tracer) or not is_int(y):
         raise TypeError(f"integer_pow: y must be a Python int, got {y!r}{user_site()}")
     y = int(y)
     t = lift(x)
@@ -534,178 +498,3 @@ def integer_pow(x: Any, y: int) -> Tracer:
             base = base * base
     assert acc is not None
     return acc
-
-
-# ---------------------------------------------------------------------------------------------
-# nonzero, argwhere, flatnonzero, unique: a static `size`
-# ---------------------------------------------------------------------------------------------
-
-
-def _size(op_name: str, a: Any, size: Any, count: Callable[[np.ndarray], int]) -> int:
-    """The static result size: `size` if given, else counted with numpy on a concrete `a`."""
-    if size is not None:
-        s = _static_int(op_name, "size", size)
-        if s < 0:
-            raise ValueError(f"{op_name}: size must be non-negative, got {s}{user_site()}")
-        return s
-    if isinstance(a, Tracer):
-        raise ConcretizationError(
-            f"{op_name}: the size of the result depends on the values of a traced array, which are "
-            f"unknown while tracing (under ig.jit, ig.vmap, ig.grad, ...); pass size= (a Python int: "
-            f"the result is padded with fill_value or truncated to it), as in JAX{user_site()}"
-        )
-    return int(count(np.asarray(a)))
-
-
-def _flat_true(mask: Tracer, size: int) -> tuple[Tracer, Tracer]:
-    """The positions (int32, `size` of them, 0 past the count) of the first `size` true elements
-    of the 1-D bool `mask`, and whether each slot holds one: an exclusive running count sends
-    each true element's position to its slot (`nn.scatter_add`, one writer per slot)."""
-    n = mask.shape[0]
-    if n == 0 or size == 0:
-        return full((size,), 0, _I32), full((size,), False, dtypes.bool_)
-    running = _np_cumsum(lax.convert(mask, _I32))
-    count = lax.reshape(_slice_axis(running, 0, n - 1, n), ())
-    kept = mask & (running <= size)
-    slot = np_api.where(kept, running - 1, size)
-    positions = np_api.where(kept, lax.iota((n,), 0, _I32), 0)
-    slots = lax.scatter_add(full((size + 1,), 0, _I32), slot, positions, 0)
-    return _slice_axis(slots, 0, 0, size), lax.iota((size,), 0, _I32) < count
-
-
-def _fills(op_name: str, fill_value: Any, ndim: int) -> list[Any]:
-    if fill_value is None:
-        return [0] * ndim
-    if isinstance(fill_value, (tuple, list)):
-        if len(fill_value) != ndim:
-            raise ValueError(f"{op_name}: fill_value has {len(fill_value)} entries for an array of rank {ndim}{user_site()}")
-        return list(fill_value)
-    return [fill_value] * ndim
-
-
-def _coordinates(op_name: str, a: Any, size: int, fill_value: Any) -> list[Tracer]:
-    t = lift(a)
-    shape = t.shape
-    mask = t if t.dtype == dtypes.bool_ else np_api.not_equal(t, lift(0, t.dtype))
-    flat, valid = _flat_true(lax.reshape(mask, (t.size,)), size)
-    coords = []
-    for d, fill in zip(range(len(shape)), _fills(op_name, fill_value, len(shape))):
-        stride = int(np.prod(shape[d + 1 :], dtype=np.int64))
-        c = flat if stride == 1 else np_api.floor_divide(flat, stride)
-        if d > 0:
-            c = np_api.remainder(c, shape[d])
-        coords.append(np_api.where(valid, c, lift(fill, _I32)))
-    return coords
-
-
-@api
-def _nonzero(a: Any, size: int, fill_value: Any) -> tuple[Tracer, ...]:
-    if lift(a).ndim == 0:
-        raise ShapeError(f"nonzero: not defined for a 0-d array (use atleast_1d){user_site()}")
-    return tuple(_coordinates("nonzero", a, size, fill_value))
-
-
-def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple[Any, ...]:
-    """`jax.numpy.nonzero(a, size=, fill_value=)`: per axis, the int32 indices of the nonzero
-    elements in row-major order, `size` of them (padded with `fill_value`, default 0, a scalar or
-    one per axis; or truncated). `size` is required for a traced `a`."""
-    return _nonzero(a, _size("nonzero", a, size, np.count_nonzero), fill_value)
-
-
-@api
-def _argwhere(a: Any, size: int, fill_value: Any) -> Tracer:
-    t = lift(a)
-    if t.ndim == 0:
-        return full((size, 0), 0, _I32)  # as JAX: the rows of atleast_1d(a), with no columns
-    coords = _coordinates("argwhere", t, size, fill_value)
-    return stack(coords, axis=1)
-
-
-def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
-    """`jax.numpy.argwhere(a, size=, fill_value=)`: the int32 indices of the nonzero elements,
-    one row each, shape (size, a.ndim); padded or truncated as `nonzero`."""
-    return _argwhere(a, _size("argwhere", a, size, np.count_nonzero), fill_value)
-
-
-@api
-def _flatnonzero(a: Any, size: int, fill_value: Any) -> Tracer:
-    t = lift(a)
-    return _coordinates("flatnonzero", lax.reshape(t, (t.size,)), size, fill_value)[0]
-
-
-def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
-    """`jax.numpy.flatnonzero(a, size=, fill_value=)`: int32 indices of the nonzero elements of
-    the flattened `a`, padded or truncated to `size` as `nonzero`."""
-    return _flatnonzero(a, _size("flatnonzero", a, size, np.count_nonzero), fill_value)
-
-
-@api
-def _unique(ar: Any, size: int, fill_value: Any, return_index: bool, return_inverse: bool,
-            return_counts: bool, equal_nan: bool) -> Any:  # fmt: skip
-    from irgrad.frontend.transforms import stop_gradient
-
-    t = lift(ar)
-    shape = t.shape
-    flat = lax.reshape(t, (t.size,))
-    n = flat.shape[0]
-    keys = stop_gradient(flat) if dtypes.is_float(flat.dtype) else flat
-    perm = argsort_last(keys) if n > 1 else lax.iota((n,), 0, _I32)
-    aux = take(flat, perm)
-    if n == 0:
-        empty = broadcast_to(lift(0 if fill_value is None else fill_value, t.dtype), (size,))
-        values, firsts, mask = empty, full((size,), 0, _I32), full((0,), False, dtypes.bool_)
-        valid = full((size,), False, dtypes.bool_)
-    else:
-        prev, cur = _slice_axis(aux, 0, 0, n - 1), _slice_axis(aux, 0, 1, n)
-        if aux.dtype == dtypes.bool_:
-            differ = np_api.not_equal(lax.convert(prev, _I32), lax.convert(cur, _I32))
-        else:
-            differ = np_api.not_equal(prev, cur)
-        if dtypes.is_float(aux.dtype) and equal_nan:
-            differ = differ & np_api.logical_not(isnan(prev) & isnan(cur))
-        mask = lax.concatenate([full((1,), True, dtypes.bool_), differ], 0)
-        firsts, valid = _flat_true(mask, size)
-        values = take(aux, firsts)
-        if fill_value is not None:
-            values = np_api.where(valid, values, lift(fill_value, t.dtype))
-    out: list[Tracer] = [values]
-    if return_index:
-        out.append(take(perm, firsts) if n else full((size,), 0, _I32))
-    if return_inverse:
-        if n:
-            group = _np_cumsum(lax.convert(mask, _I32)) - 1
-            inverse = lax.scatter_add(full((n,), 0, _I32), perm, group, 0)
-        else:
-            inverse = full((0,), 0, _I32)
-        out.append(lax.reshape(inverse, shape))
-    if return_counts:
-        if n:
-            # Start of each group in sorted order (n past the last), then differences.
-            starts, ok = _flat_true(mask, size + 1)
-            starts = np_api.where(ok, starts, n)
-            out.append(_slice_axis(starts, 0, 1, size + 1) - _slice_axis(starts, 0, 0, size))
-        else:
-            out.append(full((size,), 0, _I32))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-def _count_unique(equal_nan: bool) -> Callable[[np.ndarray], int]:
-    def count(a: np.ndarray) -> int:
-        return len(np.unique(a.ravel(), equal_nan=equal_nan)) if a.size else 0
-
-    return count
-
-
-def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
-           axis: int | None = None, *, equal_nan: bool = True, size: int | None = None,
-           fill_value: Any = None) -> Any:  # fmt: skip
-    """`jax.numpy.unique` of the flattened `ar`: its sorted distinct values (NaNs one value with
-    `equal_nan`), `size` of them, padded with `fill_value` (default: the smallest value) or
-    truncated; with `return_index` the int32 index of each value's first occurrence, with
-    `return_inverse` each element's slot (int32, ar's shape), with `return_counts` the counts
-    (0 for padding). `size` is required for a traced `ar`."""
-    ndim = ar.ndim if isinstance(ar, Tracer) else np.ndim(ar)
-    if axis is not None and not (ndim == 1 and axis in (0, -1)):
-        raise NotImplementedError(f"unique: only axis=None (or axis 0 of a 1-D array) is supported, got axis={axis!r}{user_site()}")
-    s = _size("unique", ar, size, _count_unique(bool(equal_nan)))
-    return _unique(ar, s, fill_value, bool(return_index), bool(return_inverse), bool(return_counts), bool(equal_nan))

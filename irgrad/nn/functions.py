@@ -10,13 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy import support
 from irgrad.numpy.support import api, lift, normalize_axes, require_float
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
-from irgrad.tracing.tracer import Tracer
 
 
 def _stop_gradient(x: Tracer) -> Tracer:

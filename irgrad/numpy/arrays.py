@@ -18,17 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import dtypes
+from irgrad.tracing import dtypes, primitives as lax
 
-from irgrad.tracing import primitives as lax
-from irgrad.numpy import basic as np_api
-from irgrad.numpy import shape as shape_api
-from irgrad.numpy import support
+from irgrad.numpy import basic as np_api, shape as shape_api, support
 from irgrad.numpy.support import api, broadcast_to, lift, normalize_axes, operands, result_dtype
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.numpy.einsum import einsum
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
-from irgrad.tracing.tracer import Tracer
 
 __all__ = [
     "array_split",

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import (
     api,
     broadcast_shapes,
@@ -26,9 +25,8 @@ from irgrad.numpy.support import (
     require_float,
     result_dtype,
 )
-from irgrad.tracing.constants import full as _full
+from irgrad.tracing.tracer import Tracer, full as _full
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
-from irgrad.tracing.tracer import Tracer
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise binary
@@ -341,17 +339,9 @@ def logical_not(x: Any) -> Tracer:
     return lax.compare("eq", t, _full(t.shape, False, dtypes.bool_))
 
 
-def where(condition: Any, x: Any = None, y: Any = None, *, size: int | None = None,
-          fill_value: Any = None) -> Any:
-    """`condition ? x : y` elementwise, broadcasting all three (numpy's three-argument where);
-    with the condition alone, `nonzero(condition, size=, fill_value=)` as jax.numpy (a static
-    `size` is required under a trace: see irgrad/lax/structured.py)."""
-    if x is None and y is None:
-        from irgrad.lax.structured import nonzero
-
-        return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError(f"where: give both x and y, or neither{user_site()}")
+def where(condition: Any, x: Any, y: Any) -> Tracer:
+    """`condition ? x : y` elementwise, broadcasting all three (numpy's three-argument where;
+    `ig.where` with the condition alone is irgrad/numpy/data_dependent.py's)."""
     return _where(condition, x, y)
 
 

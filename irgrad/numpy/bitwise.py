@@ -14,12 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import api, lift, operands
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, user_site
-from irgrad.tracing.tracer import Tracer
 
 
 def _bitwise(op_name: str, op_class: type[nn.ElementwiseBinaryOp], x: Any, y: Any) -> Tracer:

@@ -17,13 +17,11 @@ from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Block, Region
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
-from irgrad.tracing.constants import full
+from irgrad.tracing import dtypes, primitives as lax
+from irgrad.tracing.tracer import FunctionFrame, ShapeDtype, Tracer, as_tracer, current_frame, full
 from irgrad.numpy.support import api, is_scalar, lift, result_dtype
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 from irgrad.tracing.pytree import TreeDef, tree_flatten, tree_unflatten
-from irgrad.tracing.tracer import FunctionFrame, ShapeDtype, Tracer, as_tracer, current_frame
 
 
 def _frame() -> FunctionFrame:

@@ -27,9 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import dtypes
+from irgrad.tracing import dtypes, primitives as lax
 
-from irgrad.tracing import primitives as lax
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import api, lift, result_dtype
 from irgrad.tracing.errors import ShapeError, user_site

@@ -27,16 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import dtypes
+from irgrad.tracing import dtypes, primitives as lax
 
-from irgrad.tracing import primitives as lax
-from irgrad.numpy import basic as np_api
-from irgrad.numpy import shape as shape_api
+from irgrad.numpy import basic as np_api, shape as shape_api
 from irgrad.numpy.support import lift
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import ShapeError, user_site
 from irgrad.numpy.indexing import _is_index_array, _is_int, _is_traced_scalar_int, getitem
-from irgrad.tracing.tracer import Tracer
 
 Combine = Callable[[Tracer, Tracer], Tracer]
 

@@ -19,12 +19,10 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import lift
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import user_site
-from irgrad.tracing.tracer import Tracer
 
 
 def _is_int(i: Any) -> bool:

@@ -38,18 +38,16 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import dtypes
+from irgrad.tracing import dtypes, primitives as lax
 
-from irgrad.tracing import primitives as lax
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import api, broadcast_shapes, broadcast_to, lift, normalize_axes, require_float
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.numpy.control_flow import fori_loop
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 from irgrad.numpy.numerics import all as all_, argmax, isfinite
 from irgrad.numpy.reductions import argsort, prod
 from irgrad.numpy.shape import take_along_axis
-from irgrad.tracing.tracer import Tracer
 from irgrad.frontend.transforms import custom_jvp
 
 __all__ = [

@@ -35,8 +35,7 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy import basic as np_api
 from irgrad.nn.activations import expm1
 from irgrad.numpy.support import (
@@ -48,10 +47,9 @@ from irgrad.numpy.support import (
     require_float,
     result_dtype,
 )
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, user_site
 from irgrad.numpy.numerics import isnan
-from irgrad.tracing.tracer import Tracer
 
 __all__ = [
     "arccos",

@@ -18,14 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import dtypes
+from irgrad.tracing import dtypes, primitives as lax
 
-from irgrad.tracing import primitives as lax
-from irgrad.numpy import basic as np_api
-from irgrad.numpy import arrays
-from irgrad.numpy import shape as shape_api
+from irgrad.numpy import arrays, basic as np_api, shape as shape_api
 from irgrad.numpy.support import (
     api,
+    broadcast_shapes as _broadcast_shapes,
     broadcast_to,
     is_scalar,
     lift,
@@ -33,11 +31,9 @@ from irgrad.numpy.support import (
     result_dtype,
     shape_of,
 )
-from irgrad.numpy.support import broadcast_shapes as _broadcast_shapes
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.numpy.numerics import clip
 from irgrad.tracing.errors import ShapeError, user_site
-from irgrad.tracing.tracer import Tracer
 
 __all__ = [
     "append",

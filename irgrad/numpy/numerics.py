@@ -21,12 +21,10 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import api, lift, normalize_axes, operands, require_float
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import ShapeError, user_site
-from irgrad.tracing.tracer import Tracer
 
 Axis = int | Sequence[int] | None
 

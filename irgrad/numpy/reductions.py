@@ -27,20 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.numpy import support
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
-from irgrad.numpy import basic as np_api
+from irgrad.numpy import basic as np_api, support
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import api, broadcast_to, lift, normalize_axes, require_float, result_dtype
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import ShapeError, user_site
-from irgrad.numpy.numerics import all as _all
-from irgrad.numpy.numerics import any as _any
-from irgrad.numpy.numerics import isfinite, isnan
+from irgrad.numpy.numerics import all as _all, any as _any, isfinite, isnan
 from irgrad.numpy.arrays import atleast_2d, moveaxis
 from irgrad.numpy.shape import concatenate, take, take_along_axis
 from irgrad.numpy.sorting import argsort_last, less_and_equal
-from irgrad.tracing.tracer import Tracer
 
 __all__ = [
     "allclose",

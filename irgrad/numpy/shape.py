@@ -9,13 +9,11 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy import support
 from irgrad.numpy.support import api, lift, normalize_axes
-from irgrad.tracing.constants import full as _full
+from irgrad.tracing.tracer import Tracer, full as _full
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
-from irgrad.tracing.tracer import Tracer
 
 
 def _resolve_shape(op_name: str, size: int, shape: Sequence[int]) -> tuple[int, ...]:

@@ -16,12 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes
-from irgrad.tracing import primitives as lax
+from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import broadcast_to, lift
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.numpy.control_flow import fori_loop
-from irgrad.tracing.tracer import Tracer
 
 
 def bitonic_stages(size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -67,9 +67,8 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import dtypes
+from irgrad.tracing import dtypes, primitives as lax
 
-from irgrad.tracing import primitives as lax
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import (
     api,
@@ -82,19 +81,19 @@ from irgrad.numpy.support import (
     result_dtype,
     shape_of,
 )
-from irgrad.tracing.constants import full
+from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
-from irgrad.numpy.numerics import all as _all
-from irgrad.numpy.numerics import any as _any
-from irgrad.numpy.numerics import argmax as _argmax
-from irgrad.numpy.numerics import argmin as _argmin
-from irgrad.numpy.numerics import isnan
-from irgrad.numpy.arrays import _int, linspace
-from irgrad.numpy.arrays import _one_axis as arrays_one_axis
+from irgrad.numpy.numerics import (
+    all as _all,
+    any as _any,
+    argmax as _argmax,
+    argmin as _argmin,
+    isnan,
+)
+from irgrad.numpy.arrays import _int, _one_axis as arrays_one_axis, linspace
 from irgrad.numpy.math import round as _round
 from irgrad.numpy.reductions import _to_last, argsort, cumprod, cumsum, prod, searchsorted
 from irgrad.numpy.shape import concatenate, take_along_axis
-from irgrad.tracing.tracer import Tracer
 
 __all__ = [
     "bincount",

@@ -201,7 +201,7 @@ def operands(op_name: str, *xs: Any, dtype: np.dtype | None = None) -> tuple[lis
     out: list[Tracer] = []
     for x in xs:
         if is_scalar(x):
-            from irgrad.tracing.constants import full
+            from irgrad.tracing.tracer import full
 
             out.append(full(shape, x, d))
         else:

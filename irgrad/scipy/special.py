@@ -49,9 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import dtypes
+from irgrad.tracing import dtypes, primitives as lax
 
-from irgrad.tracing import primitives as lax
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import (
     api,
@@ -61,13 +60,11 @@ from irgrad.numpy.support import (
     require_float,
     result_dtype,
 )
-from irgrad.tracing.constants import full
-from irgrad.nn.functions import logsumexp as _logsumexp
-from irgrad.nn.functions import softmax
+from irgrad.tracing.tracer import Tracer, full
+from irgrad.nn.functions import logsumexp as _logsumexp, softmax
 from irgrad.numpy.numerics import isnan
 from irgrad.numpy.basic import erf
 from irgrad.numpy.math import _sin_cos_pi, _stop
-from irgrad.tracing.tracer import Tracer
 
 __all__ = [
     "digamma",

@@ -26,8 +26,7 @@ from xdsl.parser import Parser
 
 from irgrad.autodiff.autodiff import AutodiffPass
 from irgrad.backends.interpreter import run_function
-from irgrad.dialects import autodiff as ad
-from irgrad.dialects import nn
+from irgrad.dialects import autodiff as ad, nn
 from irgrad.context import make_context
 
 EPS = 1e-5

@@ -41,8 +41,7 @@ from _autodiff_harness import (
 from irgrad.autodiff.registry import BATCH_RULES, JVP_RULES, VJP_RULES
 from irgrad.autodiff.rules import load_rules
 from irgrad.backends.interpreter import nn_linalg, run_function
-from irgrad.dialects import autodiff as ad
-from irgrad.dialects import nn
+from irgrad.dialects import autodiff as ad, nn
 from irgrad.context import make_context
 
 # ---------------------------------------------------------------------------------------------------------------

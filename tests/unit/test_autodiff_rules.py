@@ -33,8 +33,7 @@ from _autodiff_harness import (
 from irgrad.autodiff.registry import JVP_RULES, NON_DIFFERENTIABLE, VJP_RULES
 from irgrad.autodiff.rules import load_rules
 from irgrad.backends.interpreter import run_function
-from irgrad.dialects import autodiff as ad
-from irgrad.dialects import nn
+from irgrad.dialects import autodiff as ad, nn
 
 
 def index(e: Emitter, value: int) -> Any:

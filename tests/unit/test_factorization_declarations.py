@@ -12,8 +12,7 @@ from xdsl.dialects import func
 from irgrad.backends.interpreter import run_function
 from irgrad.diagnostics import PassError, parse_module
 from irgrad.context import make_context
-from irgrad.registry import build_pipeline
-from irgrad.registry import lower
+from irgrad.registry import build_pipeline, lower
 
 TEXT = """
 func.func @main(%a: tensor<2x4x4xf64>, %b: tensor<2x4x3xf64>, %m: tensor<5x3xf32>)

@@ -23,8 +23,7 @@ import pytest
 
 import irgrad as ig
 from _frontend_util import assert_array, randint, randn
-from irgrad.driver import opt as opt_tool
-from irgrad.driver import run as run_tool
+from irgrad.driver import opt as opt_tool, run as run_tool
 
 BIN = Path(sys.executable).parent
 

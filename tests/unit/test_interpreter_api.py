@@ -43,9 +43,9 @@ from irgrad.backends.interpreter import (
     InterpreterInternalError,
     UnsupportedOpError,
     run_function,
+    runner,
 )
 from irgrad.ir_numpy import element_type_for, from_attribute, numpy_dtype, tensor_type_for, to_attribute
-from irgrad.backends.interpreter import runner
 from irgrad.backends.interpreter.values import numpy_impl
 from irgrad.dialects import autodiff, nn
 from irgrad import registry

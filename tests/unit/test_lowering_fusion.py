@@ -28,11 +28,10 @@ from irgrad.backends.interpreter import run_function
 from irgrad.ir_numpy import numpy_dtype
 from irgrad.diagnostics import parse_module, verify_module
 from irgrad.context import make_context
-from irgrad.registry import irgrad_passes
+from irgrad.registry import irgrad_passes, lower, run_pipeline
 from irgrad.lowering.contracts import assert_stage_linalg
 from irgrad.lowering.nn_to_linalg.linalg_fuse_elementwise import LinalgFuseElementwisePass
 from irgrad.pipelines import STAGES
-from irgrad.registry import lower, run_pipeline
 
 FILECHECK_CASES = Path(__file__).parents[1] / "filecheck" / "lowering" / "nn_to_linalg" / "linalg-fuse-elementwise.mlir"
 

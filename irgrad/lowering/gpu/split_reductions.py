@@ -54,8 +54,11 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from irgrad.lowering.loops.scf_split_reductions import COMBINER_IDENTITY, reduction_combiner
-from irgrad.lowering.loops.scf_split_reductions import constant_index as _constant
+from irgrad.lowering.loops.scf_split_reductions import (
+    COMBINER_IDENTITY,
+    constant_index as _constant,
+    reduction_combiner,
+)
 
 TARGET_THREADS = 1 << 16
 """Threads the split aims at: a few per SM lane of a large GPU (132 SMs x 2048 threads is

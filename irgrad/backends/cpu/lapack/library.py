@@ -23,8 +23,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from irgrad.backends.cpu.blas import blas_info
-from irgrad.backends.cpu.blas import candidates as blas_candidates
+from irgrad.backends.cpu.blas import blas_info, candidates as blas_candidates
 from irgrad.backends.cpu.lapack.entry_points import ENTRY_POINTS, PRECISIONS, REQUIRED, ROUTINES
 
 # The library routines each entry point calls, {p} the precision.
