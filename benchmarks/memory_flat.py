@@ -5,7 +5,7 @@ once with `ig.jit(..., backend="cpu").lower(...).compile()`, warmed up with 2000
 called N times (default 10^5; `--calls`), feeding each step's parameters and optimizer state
 into the next. Prints the resident set size (/proc/self/statm) before, at every tenth of the
 run, and after, and exits non-zero if it grew by more than `--slack-mib` (default 5).
-tests/unit/test_cpu_differential_memory.py runs the same check inside the test suite.
+tests/unit/backends/cpu/test_cpu_differential_memory.py runs the same check inside the test suite.
 
 Run: .venv/bin/python benchmarks/memory_flat.py [--calls 100000] [--sizes 4,8,3]
 """

@@ -11,7 +11,7 @@
 #    else ./.whl): the pure-Python wheels irgrad and pycuda need, pycuda as a wheel built
 #    beforehand, or else its source distribution, built there (minutes). tools/gpu_wheels.sh
 #    fetches and builds all of it into ./.whl on a machine with a registry (7 MB).
-# 3. Runs the test suites that need ptxas or a GPU (tests/unit/test_gpu_ptx.py, the lit
+# 3. Runs the test suites that need ptxas or a GPU (tests/unit/backends/gpu/test_gpu_ptx.py, the lit
 #    tests of tests/filecheck/gpu, which include the `REQUIRES: cuda` ones).
 # 4. Runs every op, the example and gradient programs and W1/W2/W4 on the GPU against the
 #    reference interpreter, and a program through `ig.jit(backend="gpu")`'s disk cache in two
@@ -100,8 +100,8 @@ if [ -z "${GPU_CHECK_SKIP_TESTS:-}" ]; then
   step "Tests that need ptxas or a GPU"
   PARALLEL=""
   if "$PY" -c "import xdist" 2>/dev/null; then PARALLEL="-n 8"; fi
-  "$PY" -m pytest -q $PARALLEL tests/unit/test_gpu_ptx.py || status=1
-  PATH="$ROOT/.venv/bin:$PATH" "$ROOT/.venv/bin/lit" -s tests/filecheck/gpu || status=1
+  "$PY" -m pytest -q $PARALLEL tests/unit/backends/gpu/test_gpu_ptx.py || status=1
+  PATH="$ROOT/.venv/bin:$PATH" "$ROOT/.venv/bin/lit" -s tests/filecheck/gpu tests/filecheck/lowering/gpu || status=1
 fi
 
 step "Every op, the programs and W1/W2/W4 on the GPU against the interpreter"

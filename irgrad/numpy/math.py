@@ -6,7 +6,7 @@ ldexp/frexp, divmod, gcd/lcm.
 Each is a composite of `nn` ops (through the other frontend functions), so autodiff, batching
 and every backend cover it with no rules of their own. Integer and bool inputs to the float-only
 ones become float32, as in JAX (float_power alone computes in float64, as numpy's). Each is
-written to be accurate to a few ulp in float64 over its whole domain (tests/unit/test_numpy_math.py
+written to be accurate to a few ulp in float64 over its whole domain (tests/unit/numpy/test_numpy_math.py
 measures it against numpy, and sinc against mpmath), and its derivative at a kink is decided
 here (docs/autodiff.md, Contracts):
 - ceil, trunc, round, rint: the result is a `stop_gradient`, so the gradient is 0 everywhere

@@ -6,7 +6,7 @@ autodiff, `vmap`, `jit` and every backend cover them with no rules of their own.
 bool inputs become float32 (Python floats are weakly typed float32), as in JAX; float16 and
 bfloat16 are computed in float32 and rounded once.
 
-Accuracy (float64, measured against mpmath in tests/unit/test_special.py): a few ulp over the
+Accuracy (float64, measured against mpmath in tests/unit/scipy/test_special.py): a few ulp over the
 whole domain for erfc (relative, deep into the right tail: exp(-x**2) is computed from an exact
 split of x**2), ndtr and log_ndtr (both tails), erfinv (up to +-(1 - 2**-53)), gammaln and
 digamma for x > 0 (relative, their zeros at 1, 2 and 1.4616... included), xlogy, xlog1py,

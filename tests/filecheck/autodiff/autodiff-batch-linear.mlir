@@ -2,7 +2,7 @@
 
 // Batching rules of the contractions (rules/linear.py) and of scf.if on a per-example condition
 // (rules/scf.py). None broadcasts an operand to the batch: a broadcast weight would be B copies of it
-// and B small GEMMs instead of one large one. Numbers: tests/unit/test_vmap_programs.py.
+// and B small GEMMs instead of one large one. Numbers: tests/unit/autodiff/test_vmap_programs.py.
 
 func.func @layer(%x: tensor<3x5xf32>, %w: tensor<5x2xf32>) -> tensor<3x2xf32> {
   %y = nn.matmul %x, %w : (tensor<3x5xf32>, tensor<5x2xf32>) -> tensor<3x2xf32>

@@ -1,7 +1,7 @@
 // RUN: irgrad-opt %s -p autodiff --split-input-file | filecheck %s
 
 // Batching (vmap) of loops whose trip count differs per example, and of tensor.extract at a per-example
-// position (rules/scf.py, rules/tensor.py). tests/unit/test_vmap_loops.py checks them numerically against a
+// position (rules/scf.py, rules/tensor.py). tests/unit/autodiff/test_vmap_loops.py checks them numerically against a
 // loop over the examples, with gradients.
 
 // A while loop whose condition depends on the mapped argument, as JAX batches it: every carried value is

@@ -2,7 +2,7 @@
 
 // Batching (vmap): `autodiff.batch @f` becomes a call of @f_batch, @f with every value that depends on a
 // mapped argument carrying the batch as its dimension 0. This file shows the IR of the rules of a reduction,
-// broadcast_in_dim, transpose and gather; tests/unit/test_vmap_rules.py checks every rule numerically
+// broadcast_in_dim, transpose and gather; tests/unit/autodiff/test_vmap_rules.py checks every rule numerically
 // against a loop over the examples.
 
 // reduce_sum: the same op, its axes shifted past the batch dimension (axes = [1] -> [2]). The batch is

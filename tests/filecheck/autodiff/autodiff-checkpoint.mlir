@@ -4,7 +4,7 @@
 
 // autodiff.checkpoint: the forward sweep keeps only the callee's arguments and results; the reverse sweep
 // calls @block_vjp, whose forward sweep re-runs @block's ops in the same order (bit-identical values).
-// Numbers and the O(sqrt n) count: tests/unit/test_autodiff_checkpoint.py.
+// Numbers and the O(sqrt n) count: tests/unit/autodiff/test_autodiff_checkpoint.py.
 func.func @block(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = nn.tanh %x : tensor<4xf32>
   %b = nn.sin %a : tensor<4xf32>

@@ -3,7 +3,7 @@
 // autodiff.custom_jvp: forward mode calls the user's rule @g_rule (its primal results replace the op's);
 // reverse mode transposes it: the cotangent of %x is the VJP, w.r.t. the tangent, of @g_rule_tangents (the
 // rule's tangent outputs), taken at a zero tangent. @g's body is differentiated in neither mode.
-// Numbers: tests/unit/test_autodiff_custom_jvp.py.
+// Numbers: tests/unit/autodiff/test_autodiff_custom_jvp.py.
 
 func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = nn.exp %x : tensor<3xf32>

@@ -2,7 +2,7 @@
 
 // autodiff.custom_vjp: reverse mode calls the user's fwd in the forward sweep (keeping its residuals) and
 // the user's bwd in the reverse sweep; @g's body is never differentiated. Forward mode, which JAX rejects,
-// differentiates @g itself. Numbers: tests/unit/test_autodiff_custom_vjp.py.
+// differentiates @g itself. Numbers: tests/unit/autodiff/test_autodiff_custom_vjp.py.
 
 func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = nn.exp %x : tensor<3xf32>

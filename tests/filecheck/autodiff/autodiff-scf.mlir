@@ -1,7 +1,7 @@
 // RUN: irgrad-opt %s -p autodiff --split-input-file | filecheck %s
 
 // Control flow: every region is outlined (@<f>_for_body, @<f>_if_then, ...), differentiated as a function,
-// and called from control flow of the same shape. Numbers: tests/unit/test_autodiff_control_flow.py.
+// and called from control flow of the same shape. Numbers: tests/unit/autodiff/test_autodiff_control_flow.py.
 
 // scf.for with constant bounds, reverse mode: the forward loop also writes the carried value entering
 // iteration i at row i of a 5-row tape; the reverse loop runs k = 4, ..., 0, reads row k, and calls the

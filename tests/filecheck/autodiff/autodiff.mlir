@@ -1,7 +1,7 @@
 // RUN: irgrad-opt %s -p autodiff --split-input-file | filecheck %s
 
 // The autodiff pass: each request becomes a call of a generated @<f>_vjp / @<f>_jvp of ordinary IR.
-// Numerical checks of every rule are in tests/unit/test_autodiff_rules.py; this file shows the IR.
+// Numerical checks of every rule are in tests/unit/autodiff/test_autodiff_rules.py; this file shows the IR.
 
 // exp, in full: the forward sweep is @exp's body, then the reverse sweep. The product with the cotangent is
 // a "strong zero" select, so a zero cotangent stays zero even where the factor is inf or NaN; where the factor

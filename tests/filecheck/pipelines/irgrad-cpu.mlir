@@ -7,7 +7,7 @@
 // The named pipeline `irgrad-cpu` (irgrad/pipelines.py: autodiff, nn -> linalg,
 // fusion, bufferize, BLAS and loops, llvm) end to end, on a dense layer's loss:
 // sum(relu(x @ w + b)). Key lines only; each pass has its own file for the details.
-// Compiled results are checked against the interpreter in tests/unit/test_cpu_end_to_end.py.
+// Compiled results are checked against the interpreter in tests/unit/backends/cpu/test_cpu_end_to_end.py.
 
 // The 64x64x64 matmul (2*64^3 flops, above min-flops) is a BLAS call into a fresh buffer
 // (beta = 0: its zero fill is folded); bias, relu and the sum are fused into one reduction

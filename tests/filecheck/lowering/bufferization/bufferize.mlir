@@ -4,7 +4,7 @@
 // ERR-NOT: Traceback
 
 // The lowering of every stage-"linalg" construct; numerical checks are in
-// tests/unit/test_lowering_bufferize.py.
+// tests/unit/lowering/bufferization/test_lowering_bufferize.py.
 
 // An elementwise chain: the first op writes the caller's out-parameter, the next ones
 // overwrite it in place (each input dies at its op); nothing is allocated.

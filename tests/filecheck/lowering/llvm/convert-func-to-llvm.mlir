@@ -56,7 +56,7 @@ func.func private @external(memref<4xf32>)
 
 // MLIR's argument attributes (llvm.noalias, from split-large-functions) and no_inline carry
 // over to the llvm.func, one llvm argument per argument; the LLVM IR translation turns them
-// into `noalias` and `noinline` (tests/unit/test_split_large_functions.py).
+// into `noalias` and `noinline` (tests/unit/lowering/loops/test_split_large_functions.py).
 // CHECK-LABEL: llvm.func internal @part(%0: !llvm.ptr {llvm.noalias}, %1: i64) attributes {no_inline} {
 // CHECK-LABEL: llvm.func @caller(
 // CHECK-NOT:     llvm.noalias

@@ -6,7 +6,7 @@
 
 // Linalg ops on memrefs become scf.parallel (generic syntax only, in xDSL 0.75) over their
 // parallel dimensions and scf.for over their reductions. Numerical checks are in
-// tests/unit/test_lowering_linalg_to_loops.py.
+// tests/unit/lowering/loops/test_lowering_linalg_to_loops.py.
 
 // Elementwise: one scf.parallel over both dimensions; the body loads, computes, stores.
 // CHECK-LABEL: func.func @elementwise(%a: memref<3x4xf32>, %b: memref<3x4xf32>, %out: memref<3x4xf32>) {

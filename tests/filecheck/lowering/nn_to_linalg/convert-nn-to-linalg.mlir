@@ -4,7 +4,7 @@
 
 // convert-nn-to-linalg: one case per nn op family, showing the generic's maps, iterator types
 // and body. Every op is also checked numerically against the reference interpreter in
-// tests/unit/test_lowering_nn_to_linalg.py; this file shows the IR. The last cases are errors
+// tests/unit/lowering/nn_to_linalg/test_lowering_nn_to_linalg.py; this file shows the IR. The last cases are errors
 // (exit code 1, a located diagnostic, no traceback).
 
 // CHECK-NOT:  Traceback

@@ -7,7 +7,7 @@
 // linalg-fuse-elementwise: producers fused into consumers (rules in the pass's module docstring,
 // irgrad/lowering/nn_to_linalg/linalg_fuse_elementwise.py). Each case shows what fuses and what must not.
 // Traced programs (W4, W7, softmax, an MLP gradient, random DAGs) are checked numerically,
-// bit for bit, in tests/unit/test_lowering_fusion.py.
+// bit for bit, in tests/unit/lowering/nn_to_linalg/test_lowering_fusion.py.
 
 // A chain of two: tanh then a multiply by a constant fill.
 func.func @chain2(%x: tensor<16xf32>) -> tensor<16xf32> {

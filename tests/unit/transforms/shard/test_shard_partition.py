@@ -20,7 +20,7 @@ from irgrad.dialects import shard
 from irgrad.context import make_context
 from irgrad.registry import build_pipeline
 
-FILECHECK = pathlib.Path(__file__).parents[1] / "filecheck" / "transforms" / "shard" / "shard-partition.mlir"
+FILECHECK = pathlib.Path(__file__).parents[3] / "filecheck" / "transforms" / "shard" / "shard-partition.mlir"
 
 
 def _parse(text: str) -> ModuleOp:

@@ -33,7 +33,7 @@ from irgrad.lowering.contracts import assert_stage_linalg
 from irgrad.lowering.nn_to_linalg.linalg_fuse_elementwise import LinalgFuseElementwisePass
 from irgrad.pipelines import STAGES
 
-FILECHECK_CASES = Path(__file__).parents[1] / "filecheck" / "lowering" / "nn_to_linalg" / "linalg-fuse-elementwise.mlir"
+FILECHECK_CASES = Path(__file__).parents[3] / "filecheck" / "lowering" / "nn_to_linalg" / "linalg-fuse-elementwise.mlir"
 
 # ---------------------------------------------------------------------------------------------
 # Harness

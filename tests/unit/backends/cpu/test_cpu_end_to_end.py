@@ -31,7 +31,7 @@ TO_LLVM = (
     "autodiff,canonicalize,cse,dce,convert-nn-to-linalg,bufferize,"
     "convert-linalg-to-parallel-loops,convert-to-llvm"
 )
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 RNG = np.random.default_rng(7)
 
 

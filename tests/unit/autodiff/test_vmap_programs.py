@@ -409,4 +409,4 @@ def test_tensor_element_ops_on_batched_scalars() -> None:
 
 
 # Loops whose trip count differs per example (a per-example while_loop condition, per-example fori_loop bounds)
-# and tensor.extract/insert at per-example positions: tests/unit/test_vmap_loops.py.
+# and tensor.extract/insert at per-example positions: tests/unit/autodiff/test_vmap_loops.py.

@@ -261,7 +261,7 @@ print("alive")
 
 
 def test_allocation_failure_is_a_memory_error_not_a_crash() -> None:
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[2]  # tests/unit: the shared helpers
     env = dict(os.environ, IRGRAD_CACHE_DIR="off", PYTHONPATH=os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")]))
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(OUT_OF_MEMORY)], capture_output=True, text=True, env=env, timeout=300

@@ -22,7 +22,7 @@ from irgrad.distributed import Mesh, Shard
 from irgrad.context import make_context
 from irgrad.registry import build_pipeline
 
-FILECHECK = pathlib.Path(__file__).parents[1] / "filecheck" / "transforms" / "shard" / "shard-partition-loops.mlir"
+FILECHECK = pathlib.Path(__file__).parents[3] / "filecheck" / "transforms" / "shard" / "shard-partition-loops.mlir"
 CASES = FILECHECK.read_text().split("// -----")
 
 

@@ -48,7 +48,7 @@ from irgrad.backends.interpreter import run_function
 from irgrad.ir_numpy import tensor_type_for
 
 ARCHS = ("sm_80", "sm_90")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 OP_BATCHES = 3
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found")
