@@ -65,7 +65,7 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
             return np.dtype(f"{'u' if unsigned else ''}int{width}")
     if isinstance(element_type, IndexType):
         return np.dtype(np.int64)
-    raise TypeError(f"element type {element_type} has no numpy dtype in the interpreter")
+    raise TypeError(f"element type {element_type} has no numpy dtype")
 
 
 def element_type_for(dtype: np.dtype | type) -> Attribute:

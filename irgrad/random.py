@@ -450,7 +450,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> T
         if size > n:
             padding = full((size - n,), int(np.iinfo(np.int64).max), dtypes.int64)
             keys = lax.concatenate([keys, padding], 0)
-        order = sort_order(keys)  # the bitonic network ig.sort uses (frontend/sorting.py)
+        order = sort_order(keys)  # the bitonic network ig.sort uses (irgrad/numpy/sorting.py)
         if size > n:
             order = lax.slice(order, [0], [n], [1])
     return order if array is None else lax.gather(array, order, axis)

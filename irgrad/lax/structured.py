@@ -17,7 +17,7 @@ rules), so autodiff, `ig.vmap`, `ig.jit` and every backend cover them.
   fits.
 - `top_k(operand, k)`: the k largest along the last axis, descending, equal values in index
   order (lower index first), NaN counting as larger than everything (as XLA's TopK); indices
-  int32. A stable bitonic sort (frontend/sorting.py) of the reversed row, then a gather. Unlike
+  int32. A stable bitonic sort (irgrad/numpy/sorting.py) of the reversed row, then a gather. Unlike
   XLA's total order, -0.0 and 0.0 count as equal (index order) and a NaN of either sign is
   largest.
 - `clamp(min, x, max)` = minimum(maximum(x, min), max) (lax argument order); `min`/`max` are

@@ -166,7 +166,7 @@ def norm(x: Any, ord: Any = None, axis: int | Sequence[int] | None = None, keepd
 # ---------------------------------------------------------------------------------------------
 #
 # Ops and loops. The public functions emit `nn.cholesky`, `nn.triangular_solve` and `nn.lu`
-# (frontend/lax.py); the loops below are those ops' reference implementations, which
+# (irgrad/tracing/primitives.py); the loops below are those ops' reference implementations, which
 # `nn-expand-factorizations` (irgrad/transforms/nn/nn_expand_factorizations.py) traces wherever LAPACK
 # is not used. Measured (benchmarks/linalg.py, 128x128 f64 log-likelihood value and gradient,
 # 2 cores): 9.1 ms with the loops, 1.5 ms with LAPACK (jax.jit 0.50, numpy's closed form 0.60).

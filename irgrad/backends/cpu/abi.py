@@ -32,23 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    MemRefType,
-    Signedness,
-    TensorType,
-)
+from xdsl.dialects.builtin import IndexType, MemRefType, TensorType
 from xdsl.ir import Attribute
 from xdsl.utils.lexer import Location
 
 import irgrad.backends.cpu.guard as guard
+from irgrad.ir_numpy import is_float_dtype, numpy_dtype
 from irgrad.backends.cpu.guard import ASSERT_FAILED, JMP_BUF_BYTES, MESSAGE_OFFSET
 from irgrad.backends.cpu.process import initialize
 from irgrad.diagnostics import IrgradError
@@ -61,36 +51,6 @@ class LoadedCode(Protocol):
     def address(self, name: str) -> int: ...
 
     def has_function(self, name: str) -> bool: ...
-
-
-_FLOATS = {
-    Float16Type: np.dtype(np.float16),
-    BFloat16Type: np.dtype(ml_dtypes.bfloat16),
-    Float32Type: np.dtype(np.float32),
-    Float64Type: np.dtype(np.float64),
-}
-_FLOAT_DTYPES = frozenset(_FLOATS.values())
-
-
-def numpy_dtype(element_type: Attribute) -> np.dtype:
-    """The dtype numpy holds values of an element type in (as the interpreter does; not
-    imported from it, so loading cached code does not import the interpreter)."""
-    for attr_type, dtype in _FLOATS.items():
-        if isinstance(element_type, attr_type):
-            return dtype
-    if isinstance(element_type, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(element_type, IntegerType) and element_type.width.data in (1, 8, 16, 32, 64):
-        width = element_type.width.data
-        if width == 1:
-            return np.dtype(np.bool_)
-        unsigned = element_type.signedness.data == Signedness.UNSIGNED
-        return np.dtype(f"{'u' if unsigned else ''}int{width}")
-    raise TypeError(f"element type {element_type} has no numpy dtype")
-
-
-def is_float_dtype(dtype: np.dtype) -> bool:
-    return dtype in _FLOAT_DTYPES
 
 
 class ArgumentError(ValueError):

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Attribute
 
-from irgrad.backends.cpu.abi import numpy_dtype
+from irgrad.ir_numpy import numpy_dtype
 from irgrad.backends.gpu.buffer_pool import BufferPool
 from irgrad.backends.gpu.device import DeviceBuffer, GpuUnavailableError
 from irgrad.backends.gpu.kernel_params import param_format, param_value

@@ -39,7 +39,7 @@ from xdsl.interpreter import (
     register_impls,
 )
 
-from irgrad.backends.cpu.abi import numpy_dtype
+from irgrad.ir_numpy import numpy_dtype
 from irgrad.backends.gpu.buffer_pool import ALLOCATION_GRANULE, BufferPool
 from irgrad.backends.gpu.device import GpuRuntimeError
 from irgrad.lowering.gpu.common import is_shared_memory

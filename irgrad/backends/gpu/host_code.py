@@ -27,7 +27,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Attribute, Operation
 
 from irgrad.backends import debug_print
-from irgrad.backends.cpu.abi import numpy_dtype
+from irgrad.ir_numpy import numpy_dtype
 from irgrad.backends.gpu.device import Device, DeviceBuffer, GpuRuntimeError, element_bytes
 from irgrad.dialects.blas import GemmOp
 from irgrad.dialects.debug import PrintOp

@@ -30,7 +30,8 @@ from xdsl.dialects import func, gpu
 from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, ShapedType, StringAttr
 from xdsl.ir import Attribute, Block, Region
 
-from irgrad.backends.cpu.abi import ArgumentError, numpy_dtype
+from irgrad.backends.cpu.abi import ArgumentError
+from irgrad.ir_numpy import numpy_dtype
 from irgrad.backends.gpu.host_plan import plan_for
 from irgrad.backends.gpu.ptx import DEFAULT_ARCH, PtxModule, ptxas_check, to_ptx
 from irgrad.backends.gpu.cuda_device import CudaDevice

@@ -861,16 +861,6 @@ def test_unknown_function_is_an_error() -> None:
         compiled_module.function("nope", [t], [t])
 
 
-def test_runtime_dtypes_agree_with_the_interpreter() -> None:
-    from irgrad.backends import interpreter
-    from irgrad.backends.cpu import abi
-
-    text = "func.func private @f(f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, index)"
-    (func,) = parse(text).ops
-    for t in func.function_type.inputs.data:
-        assert abi.numpy_dtype(t) == interpreter.numpy_dtype(t), t
-
-
 def test_loading_the_runtime_imports_no_lowering() -> None:
     """A warm start (cached object code) must not pay for importing passes or the interpreter."""
     import subprocess

@@ -458,7 +458,7 @@ class _StandInDriver:
             def prepared_call(self, grid: tuple, block: tuple, *args: Any) -> None:
                 import struct
 
-                from irgrad.backends.cpu.abi import numpy_dtype
+                from irgrad.ir_numpy import numpy_dtype
                 from xdsl.dialects.builtin import MemRefType
 
                 packed = struct.pack(self.arg_format, *args)  # what pycuda hands the driver
