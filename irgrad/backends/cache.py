@@ -51,13 +51,13 @@ def _source_digest() -> str:
 
 
 def source_digest(root: str) -> str:
-    """A hash of the names and contents of the `.py` files under `root`.
+    """A hash of the names and contents of the source files (`.py`, `.ll`) under `root`.
 
     Reading and hashing irgrad's 2 MB of sources was a tenth of a disk-cache hit, so the
     digest is remembered in the cache folder under a hash of the files' names, sizes and
     modification times (the test Python itself trusts to reuse a module's bytecode): a
     process whose sources are unchanged only lists them."""
-    files = sorted(_python_files(root))
+    files = sorted(_source_files(root))
     stamp = hashlib.sha256()
     for name, _, size, mtime in files:
         stamp.update(f"{name}\0{size}\0{mtime}\0".encode())
@@ -73,15 +73,15 @@ def source_digest(root: str) -> str:
     return result
 
 
-def _python_files(root: str, prefix: str = "") -> list[tuple[str, str, int, int]]:
-    """(name relative to `root`, path, size, modification time in ns) of every `.py` file
-    under `root` (os.scandir: a third of pathlib.rglob's time)."""
+def _source_files(root: str, prefix: str = "") -> list[tuple[str, str, int, int]]:
+    """(name relative to `root`, path, size, modification time in ns) of every `.py` and `.ll`
+    (the runtimes' IR templates) file under `root` (os.scandir: a third of pathlib.rglob's time)."""
     found = []
     with os.scandir(root) as entries:
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                found += _python_files(entry.path, f"{prefix}{entry.name}/")
-            elif entry.name.endswith(".py"):
+                found += _source_files(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name.endswith((".py", ".ll")):
                 info = entry.stat()
                 found.append((prefix + entry.name, entry.path, info.st_size, info.st_mtime_ns))
     return found

@@ -84,10 +84,14 @@ def test_source_digest_follows_every_change_and_is_remembered(tmp_path, monkeypa
     assert added not in (first, changed)
     (root / "c.py").rename(root / "d.py")
     assert cache.source_digest(str(root)) not in (first, changed, added)
-    # A non-Python file does not count.
+    # A runtime's IR template (.ll) counts; other files do not.
+    renamed = cache.source_digest(str(root))
+    (root / "sub" / "shim.ll").write_text("define void @f() { ret void }\n")
+    with_template = cache.source_digest(str(root))
+    assert with_template != renamed
     (root / "notes.txt").write_text("edited")
     os.utime(root / "notes.txt", ns=(5, 5))
-    assert cache.source_digest(str(root)) == cache.source_digest(str(root))
+    assert cache.source_digest(str(root)) == with_template
 
 
 def test_source_digest_ignores_a_garbled_memo(tmp_path, monkeypatch):
