@@ -16,8 +16,8 @@ from irgrad import xdsl_patches
 xdsl_patches.apply_all()  # first: before any of irgrad's dialects is defined
 
 # The API (irgrad/api.py) is loaded on first use, not here: the command-line tools import
-# this package for its dialects and passes alone (irgrad-opt on examples/mlp.mlir, in-process:
-# 0.38 -> 0.34 s with the API left out).
+# this package for its dialects and passes alone, and loading the API would slow every one of
+# them (figures: docs/design/cpu-backend.md, "Measured").
 
 
 def _api():
@@ -33,7 +33,7 @@ def _api():
 def __getattr__(name: str):
     """`ig.<name>`: the API's names (loaded on first use, see above), and `ig.distributed`
     (placements on a simulated mesh), imported on first use: it loads the shard dialect,
-    40 ms that most programs never need."""
+    a noticeable import cost that most programs never need."""
     if name == "distributed":
         return importlib.import_module("irgrad.distributed")
     if name == "__all__":  # `from irgrad import *`

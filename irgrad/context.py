@@ -30,7 +30,7 @@ def xdsl_universe() -> Universe:
     """xDSL's passes and dialects, with those of installed xDSL plug-ins.
 
     Cached: `Universe.get_multiverse()` reads every installed distribution's entry points
-    (about 10 ms each time), and every `run_pipeline` asks for it twice; plug-ins installed
+    (slow, each time), and every `run_pipeline` asks for it twice; plug-ins installed
     while the process runs are not seen, as with xDSL's own command-line tools.
     """
     from xdsl.universe import Universe
@@ -61,7 +61,7 @@ def register_dialects(ctx: Context, *, plugins: bool = True) -> None:
     """Register xDSL's dialects and irgrad's in `ctx`; each loads on first use.
 
     `plugins=False` leaves out the dialects of xDSL plug-ins (installed distributions with
-    an `xdsl.universe` entry point), whose discovery costs 20 ms the first time: for IR that
+    an `xdsl.universe` entry point), whose discovery is costly the first time: for IR that
     irgrad builds itself.
     """
     if plugins:

@@ -8,20 +8,9 @@ size (clipping, the optimizer), and a step whose unscaled gradients are not all 
 skipped. `DynamicLossScale` picks S as NVIDIA's recipe and `jmp` do: halve it after a
 non-finite step, double it after `period` finite steps in a row.
 
-Everything is a pure function of pytrees of arrays, so a whole mixed precision training
-step traces into one program:
-
-    scaler = ig.mixed_precision.DynamicLossScale()
-    def step(params, opt_state, scale_state, x, y):
-        def scaled_loss(p):
-            return scaler.scale(loss_fn(cast_tree(p, ig.float16), x, y), scale_state)
-        grads = scaler.unscale(ig.grad(scaled_loss)(params), scale_state)  # float32
-        finite = all_finite(grads)                      # checked on unscaled gradients
-        grads, _ = ig.optim.clip_by_global_norm(grads, 1.0)   # clipped after unscaling
-        new_params, new_opt_state = opt.update(grads, opt_state, params)
-        params = select_tree(finite, new_params, params)           # skip a bad step
-        opt_state = select_tree(finite, new_opt_state, opt_state)
-        return params, opt_state, scaler.adjust(finite, scale_state)
+Everything is a pure function of pytrees of arrays (`cast_tree`, `all_finite`, `select_tree`,
+the scaler's `scale` / `unscale` / `adjust`), so a whole mixed precision training step traces
+into one program. A full step: docs/api/python.md, "irgrad/mixed_precision.py".
 """
 
 from __future__ import annotations

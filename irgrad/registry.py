@@ -1,8 +1,8 @@
 """What `irgrad-opt -p` can run: irgrad's passes and named pipelines, next to xDSL's.
 
-Why a registry of factories: importing every pass module costs about a second, so a pass is
-registered as a name and a function that imports its class on first use (as xDSL's
-`Universe` does); `irgrad-opt --help` imports none of them.
+Why a registry of factories: importing every pass module is slow, so a pass is registered as
+a name and a function that imports its class on first use (as xDSL's `Universe` does);
+`irgrad-opt --help` imports none of them.
 
 Adding a pass (one line, in the "irgrad's passes" section at the bottom):
 
@@ -15,9 +15,7 @@ The class is a `ModulePass` whose `name` is the registered name; the first line 
 docstring is what `irgrad-opt --list-passes` shows.
 
 Adding a named pipeline (a spelling for a pass list, expanded wherever `-p` accepts a pass):
-
-    register_pipeline("lower-to-llvm", "convert-nn-to-linalg,canonicalize,...", "nn to llvm")
-
+`register_pipeline("lower-to-llvm", "convert-nn-to-linalg,canonicalize,...", "nn to llvm")`.
 Pipelines take no options; `-p 'lower-to-llvm,cse'` expands to the listed passes, so
 `--print-ir-after-all` shows every one of them.
 """
@@ -116,7 +114,7 @@ def all_passes() -> dict[str, PassFactory]:
 
 class _PassLookup(Mapping[str, PassFactory]):
     """`all_passes()` for looking names up: irgrad's, then xDSL's own, and only for a name
-    neither has, the plug-ins' (whose discovery costs 20 ms the first time), so the
+    neither has, the plug-ins' (whose discovery is costly the first time), so the
     pipelines of `ig.jit` never scan the installed distributions."""
 
     def __getitem__(self, name: str) -> PassFactory:

@@ -10,31 +10,15 @@ as JAX's batching interpreter does it at trace time:
 - any other op asks its batching rule (`@batch_rule` in irgrad/autodiff/rules/, next to the op's
   derivative rules) for the batched values of its results;
 - `func.call` calls the callee's own batched version (built once per which-arguments-are-batched);
-- results come back batched or not; the request moves the batch to `out_axes` (or requires an
-  unbatched result for -1).
+- results come back batched or not; the request moves the batch to `out_axes` (-1: unbatched).
 
 Rules see `b.size` (the batch size) and use the helpers here: `batched(b, v, size)` broadcasts an
-unbatched value to the batch, `move_axis` transposes a dimension to a new place.
+unbatched value to the batch, `move_axis` transposes a dimension to a new place. Scalars and indices
+can be batched too (tensor<B x t>), and loops with per-example trip counts run under a mask.
 
-Scalars can be batched too: a *batched scalar* of type `t` is a tensor<B x t>, one element per
-example. They come from `tensor.extract` of a batched tensor, as the condition of `ig.cond` on a
-per-example predicate does; the scf.if rule then runs both branches and selects per example
-(rules/scf_batching.py). A batched index (nn tensors hold no index) is a tensor<B x i64>: `arith.index_cast`
-of a per-example integer makes one, and so does the induction variable of a loop whose bounds differ
-per example. Integer arith on batched scalars (addi, subi, muli, divsi, maxsi, cmpi, select, ...)
-becomes the nn op on the [B] tensors (rules/elementwise.py). The dynamic slices take a batched index
-as a per-example start position (`x[i]` under vmap, rules/data_movement.py), and tensor.extract /
-tensor.insert as a per-example position (a gather / a select, clamped as the dynamic slices clamp;
-rules/tensor.py).
-
-Loops whose trip count differs per example are batched as JAX does (rules/scf_batching.py): a while_loop whose
-condition is a batched scalar runs while any example's condition holds, carrying a mask of the
-examples still running and freezing the others (each carried value is select(running, new, old)), so
-every example ends with what the unbatched loop gives it; a fori_loop (scf.for) whose bounds depend on
-a mapped argument becomes the equivalent while loop, its induction variable a batched index.
-
-Because `@f_batch` is ordinary IR, it can be differentiated, partitioned and lowered like any
-other function, and a request inside `f` (a gradient, say) is expanded before `f` is batched.
+`@f_batch` is ordinary IR (differentiated, partitioned, lowered like any other function); a request
+inside `f` (a gradient, say) is expanded before `f` is batched.
+Details: docs/autodiff.md, "irgrad/autodiff/batching.py: batched scalars and loops".
 """
 
 from __future__ import annotations

@@ -3,18 +3,10 @@
 A loop is seen through its outlined body `@<f>_<kind>(lead..., carries..., captured...) -> carries`, where
 `lead` is the induction variable of an scf.for (none for scf.while). Its reverse sweep is one scf.for over
 the iterations in reverse order, k = n-1 down to 0, carrying the cotangents of the carried values and
-accumulating those of the captured values (values defined outside the loop and used inside):
-
-    %cts... = scf.for %j = 0 to %n step 1 iter_args(%ct = <result cts>, %acc = <zeros>) {
-      %k = (n - 1) - j
-      <the carried values entering iteration k>          // from the tape, or recomputed
-      ... = func.call @<body>_vjp(<iv_k>, <carries_k>, <captured>, <cts>)
-      scf.yield <the carried values' cotangents>, <acc + the captured values' cotangents>
-    }
-
-The body's VJP is a call, so the iteration's forward values are recomputed inside it from its carried
-values (a call acts as a checkpoint); what differs between loops is where the carried values of iteration
-k come from:
+accumulating those of the captured values (values defined outside the loop and used inside). Each
+iteration calls the body's VJP, which recomputes the iteration's forward values from its carried values
+(a call acts as a checkpoint); what differs between loops is where the carried values of iteration k
+come from:
 - tape (scf.for with constant bounds): the forward loop also writes them, at row k of a tensor with a
   leading trip-count dimension (`nn.dynamic_update_slice`; `tensor.insert` for scalars); the reverse loop
   reads row k (`nn.dynamic_slice` / `tensor.extract`). O(n) memory, O(n) compute.
@@ -23,7 +15,7 @@ k come from:
   ones by an inner scf.for of k steps of the body. No tape and no dynamic shapes, O(n^2) compute.
 Only carried values the body's VJP reads (its cotangent results depend on them) are taped or recomputed: a
 sum accumulator needs neither, and at second order a first-order tape carried by the loop is not taped
-again.
+again. The shape of the reverse loop: docs/autodiff.md, "irgrad/autodiff/loops.py: the reverse loop".
 """
 
 from __future__ import annotations

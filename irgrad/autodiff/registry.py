@@ -1,41 +1,24 @@
 """The derivative-rule tables: one VJP rule and one JVP rule per op class, and the ops that need none.
 
-A rule is a small function declared next to its siblings in `irgrad/autodiff/rules/` (JAX keeps `exp`'s
-derivative beside `exp`; irgrad keeps it beside `log`'s):
+A rule is a small function declared next to its siblings in `irgrad/autodiff/rules/`:
 
     @vjp_rule(nn.ExpOp, math.ExpOp)
     def _exp_vjp(b: RuleBuilder, op: Operation, ct: SSAValue) -> Cotangents:
         return [b.strong_mul(ct, op.results[0])]
 
-    @jvp_rule(nn.ExpOp, math.ExpOp)
-    def _exp_jvp(b: RuleBuilder, op: Operation, t: SSAValue | None) -> Tangent:
-        return b.mul(t, op.results[0])
-
 The rules fill these tables when irgrad/autodiff/rules/ is imported (`load_rules` there); this module
 imports no rule, so every rule module can import its decorators.
 
-Contracts (the drivers in reverse.py and forward.py check them):
-- A VJP rule is called as `rule(b, op, *cts)` with one cotangent per result of `op` (`None` for a result
-  nothing flowed back to; for a single-result op it is never `None`). It returns one cotangent per operand,
-  `None` where the operand gets none or `b.needs(i)` is false. Each cotangent has its operand's exact type.
-- A JVP rule is called as `rule(b, op, *tangents)` with one tangent per operand, `None` meaning a symbolic
-  zero (an inactive operand). It returns the result's tangent, or a list with one per result (`None` allowed).
-- `op` is the primal op as it stands in the generated function, so `op.operands` and `op.results` are the
-  primal values there; the rule emits new ops through `b` (see builder.py) and never mutates `op`.
-- Ops with regions (scf.for, scf.if, scf.while) also read values their regions use from outside
-  (`b.captured`, in a fixed order): a VJP rule returns their cotangents after the operands' ones, and a JVP
-  rule is called with their tangents after the operands' ones.
-- An *augment rule* (reverse mode only, Enzyme's "augmented primal") runs in the forward sweep right after
-  the active op is cloned there: it may replace the clone by an op that also saves what the reverse sweep
-  needs (`b.replace_primal`: a loop that writes a tape, a call of a custom_vjp's `fwd`), and returns an object
-  the op's VJP rule later reads as `b.saved`. Ops without one save nothing: their VJP rule reads the forward
-  values it needs directly.
+Contracts (the drivers in reverse.py and forward.py check them): a VJP rule `rule(b, op, *cts)` gets one
+cotangent per result and returns one per operand (`None` where there is none or `b.needs(i)` is false),
+each of its operand's exact type; a JVP rule `rule(b, op, *tangents)` gets one tangent per operand (`None`
+is a symbolic zero) and returns the result's tangent, or a list with one per result. Rules emit through
+`b` and never mutate `op`. Region ops, augment rules: docs/autodiff.md, "irgrad/autodiff/registry.py".
 
 Ops whose derivative is zero everywhere (creation ops, comparisons, sign, stop_gradient, rounding) are
-declared `non_differentiable`: activity analysis never marks their results active, so they need no rule.
-Ops the transform cannot differentiate yet are declared `not_supported_yet`, so their error says so
-instead of asking for a rule. Everything else without a rule fails with an error naming the op, the mode,
-the value that made it active and the file to add the rule to.
+declared `non_differentiable`; ops the transform cannot differentiate yet are `not_supported_yet`, so
+their error says so. Everything else without a rule fails with an error naming the op, the mode, the
+value that made it active and the file to add the rule to.
 """
 
 from __future__ import annotations

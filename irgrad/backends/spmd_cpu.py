@@ -4,29 +4,21 @@ the CPU, the collectives run between the pieces on the simulated grid.
 A per-device function from `shard-partition` is code with collectives here and there (and
 `shard.process_linear_index`, which each device's thread answers itself). The code between two
 collectives is an ordinary nn program, so it goes through the whole CPU pipeline (`irgrad-cpu`,
-LLVM, the BLAS) as a function of its own: its arguments are the values it reads from earlier
-pieces, collectives or the function's arguments; its results are the values later pieces,
-collectives or the return read. Constants are recomputed in every piece that needs them rather
-than passed. At run time every device runs the pieces in order in its own thread, and the
-collectives meet in the same `GridCommunicator` as the interpreter's (irgrad/backends/spmd.py),
-so both backends share one definition of every collective, the same checks and the same counts.
+LLVM, the BLAS) as a function of its own, its arguments and results the values that cross its
+boundaries (constants are recomputed in every piece). At run time every device runs the pieces
+in order in its own thread, and the collectives meet in the same `GridCommunicator` as the
+interpreter's (irgrad/backends/spmd.py), so both backends share one definition of every
+collective, the same checks and the same counts.
 
-Loops and branches with collectives inside (a data-parallel training loop all-reduces its
-gradients in its body): an `scf.for`, `scf.while` or `scf.if` whose regions hold a collective is
-not compiled whole; its regions are cut the same way, recursively, and the op itself is run by
-Python (`_For`, `_While`, `_If`): Python counts the iterations or tests the condition (a scalar
-a piece computed, or an `arith.constant` read from the IR), binds the block arguments and runs
-the region's steps, so every collective still meets the others' in the communicator. Loops and
-branches without collectives stay inside a piece and are compiled. This design keeps compiled
-code free of callbacks into Python (no re-entrant locking, no callbacks through the CPU
-runtime's thread pool) at the price of one Python-level call per piece per iteration, which is
-small next to a collective.
+An `scf.for`, `scf.while` or `scf.if` whose regions hold a collective is not compiled whole: its
+regions are cut the same way, recursively, and Python runs the op itself (`_For`, `_While`,
+`_If`), so compiled code makes no callbacks into Python, at the price of one Python-level call
+per piece per iteration, small next to a collective. Loops and branches without collectives
+stay inside a piece and are compiled.
 
-The devices are simulated on one machine: calls of compiled code are serialized (the CPU runtime
-shares one thread pool), so this measures nothing about a real cluster's speed; it runs the
-per-device program as compiled code, exactly as a single-device `ig.jit` would run each piece.
-
-Not compiled: a collective inside a region of any other op (shard-partition makes none).
+The devices are simulated on one machine (calls of compiled code are serialized), so this says
+nothing about a real cluster's speed. Not compiled: a collective inside any other op's region.
+Details: docs/design/distributed.md, "irgrad/backends/spmd_cpu.py".
 """
 
 from __future__ import annotations

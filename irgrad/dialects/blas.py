@@ -1,10 +1,10 @@
 """The `blas` dialect: calls into an optimized BLAS (and LAPACK) on buffers, one op per routine.
 
 Pipeline position: `convert-linalg-to-blas` (irgrad/lowering/loops/linalg_to_blas.py) turns large
-`linalg.matmul`s on memrefs into `blas.gemm` after bufferization; `convert-blas-to-llvm`
-turns each into a call of the runtime's `irgrad_blas_sgemm`/`irgrad_blas_dgemm`, which the
-CPU runtime (irgrad/backends/cpu/blas.py) binds to the BLAS numpy itself uses (OpenBLAS in
-numpy's wheels) or, where none is found, to a loop nest compiled by LLVM.
+`linalg.matmul`s on memrefs into `blas.gemm` after bufferization; `convert-factorizations-to-lapack`
+calls the LAPACK ops in place of the loops of the factorizations; `convert-blas-to-llvm` turns each
+op into a call of the CPU runtime's `irgrad_blas_*` / `irgrad_lapack_*` entry points
+(irgrad/backends/cpu/blas.py, irgrad/backends/cpu/lapack/), bound to the library numpy uses.
 
 Why a dialect and not a bare `func.call`: the op keeps the shapes and strides in its memref
 types, so a verifier checks the contraction (the linalg view of it) and the reference
@@ -13,30 +13,12 @@ This is MLIR's library-call approach (`linalg` named ops to `func.call`s of a ru
 IREE's microkernels) with the contract spelled out as an op.
 
 `blas.gemm %a, %b, %c {alpha = 1.0 : f64, beta = 0.0 : f64, transpose_a} : ...` computes
-`C = alpha * op(A) @ op(B) + beta * C`, op(X) = X^T where `transpose_X` is set. As in BLAS,
-`beta = 0` means C is only written: its old contents (NaN included) are never read. Every
-memref is 2-D, f32 or f64 (all the same), with static shapes and unit stride in the last
-dimension (the leading dimension is the first stride, as for a row-major BLAS call).
+`C = alpha * op(A) @ op(B) + beta * C`, op(X) = X^T where `transpose_X` is set; `beta = 0`
+means C is only written. Every memref is 2-D, f32 or f64 (all the same), with static shapes and
+unit stride in the last dimension.
 
-The factorizations `convert-factorizations-to-lapack` (irgrad/lowering/loops/factorizations_to_lapack.py)
-calls in place of the loops of `nn.cholesky`, `nn.triangular_solve` and `nn.lu`, each on one
-2-D matrix (a batch is an scf.for around them), with exactly those ops' semantics:
-
-    blas.potrf %a : memref<4x4xf64>                       (A := L, NaN where not pos. definite)
-    blas.trsm %a, %b lower : memref<4x4xf64>, memref<4x2xf64>       (B := A^{-1} B)
-    blas.getrf %a, %piv, %perm : memref<4x4xf64>, memref<4xi32>, memref<4xi32>  (A := L\\U)
-
-and the raw decompositions under `nn.eigh`, `nn.svd` and `nn.qr` (the ops' sign convention and
-NaN rule are ordinary IR after the outlined call, so these promise LAPACK's results only):
-
-    blas.syevd %a, %w : memref<4x4xf64>, memref<4xf64>        (lower(A) := V, w ascending)
-    blas.gesdd %a, %s, %u, %vt : memref<5x3xf64>, memref<3xf64>, memref<5x3xf64>, memref<3x3xf64>
-                                                              (A scratch; A = U diag(s) V^T)
-    blas.geqrf %q, %r : memref<5x3xf64>, memref<3x3xf64>      (Q := A's Q, R; geqrf + orgqr)
-
-`convert-blas-to-llvm` turns them into calls of
-`irgrad_lapack_{s,d}{potrf,trsm,getrf,syevd,gesdd,geqrf}` (irgrad/backends/cpu/lapack/),
-LAPACK(E) and CBLAS from the library numpy uses.
+The LAPACK ops (potrf, trsm, getrf, syevd, gesdd, geqrf) each work on one 2-D matrix.
+Their forms and contracts: docs/dialects/blas.md, "irgrad/dialects/blas.py".
 """
 
 from __future__ import annotations

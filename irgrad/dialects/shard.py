@@ -5,26 +5,19 @@ it. A program is written for the whole (global) tensors; `shard.sharding` says h
 split over a device grid (`split_axes[d]` lists the grid axes tensor dimension d is split over,
 in order: the chunk index is row-major over them), and `shard.shard %x to %s` constrains a
 value to that sharding (an identity on the global value). `shard-partition` turns such a
-program into the per-device (SPMD) program, where every change of placement is a collective:
-
-| change of placement             | collective            |
-|---------------------------------|-----------------------|
-| Shard(d) -> Replicate           | `shard.all_gather`    |
-| Partial  -> Replicate           | `shard.all_reduce`    |
-| Partial  -> Shard(d)            | `shard.reduce_scatter`|
-| Replicate -> Shard(d)           | `shard.all_slice` (local, no communication) |
-| Shard(d) -> Shard(e)            | `shard.all_to_all`    |
+program into the per-device (SPMD) program, where every change of placement is a collective
+(all_gather, all_reduce, reduce_scatter, all_slice, all_to_all).
 
 Device groups are MLIR's: a collective with `grid_axes = [a, b]` runs within each group of
 devices that share their coordinates on the other grid axes; a device's index in its group is
 its coordinate on the listed axes, row-major in the listed order. Empty `grid_axes` means
 groups of one device (the op is an identity).
 
-xDSL 0.75 declares the grid, sharding and annotation ops and some collectives (all_reduce,
-broadcast, gather, scatter, reduce, send, recv, shift), with no verifier for shapes or grid
-axes. irgrad takes them as they are, adds MLIR's all_gather, all_slice, all_to_all,
-reduce_scatter and process_linear_index, and verifies every collective against its grid (the
-grid must exist, the axes be in range and distinct, the result shape follow from the input's).
+xDSL 0.75 declares the grid, sharding and annotation ops and some collectives, with no verifier
+for shapes or grid axes. irgrad takes them as they are, adds MLIR's all_gather, all_slice,
+all_to_all, reduce_scatter and process_linear_index, and verifies every collective against its
+grid (the grid must exist, the axes be in range and distinct, the result shape follow from the
+input's). Which change of placement is which collective: docs/dialects/shard.md.
 """
 
 from __future__ import annotations

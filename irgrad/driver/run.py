@@ -13,15 +13,11 @@ Bad input (a missing file, a parse or verifier error, an unknown entry, inputs o
 count, shape or dtype) is a diagnostic on stderr and exit code 1; an interpreter bug is an
 `internal error` and exit code 2 (IRGRAD_TRACEBACK=1 shows the Python traceback).
 
-A per-device (SPMD) function, one `shard-partition` made (it carries a "shard.grid" attribute),
-runs on a simulated grid (irgrad/backends/spmd.py; with --backend cpu compiled piece by piece
-between its collectives, irgrad/backends/spmd_cpu.py): the inputs and results are the global
-arrays, split and reassembled by its shard.*_split_axes attributes.
-
-With `--backend cpu`, `generate-runtime-verification` runs after bufferize: an index out of
-bounds at run time is a diagnostic at the op (`file:line:col: error: ... out-of-bounds ...`)
-and exit code 1, as with the interpreter, instead of a crash. `--no-runtime-checks` leaves
-the checks out (the code the Python API compiles has none).
+A per-device (SPMD) function (one with a "shard.grid" attribute) runs on a simulated grid
+(irgrad/backends/spmd.py, spmd_cpu.py), its inputs and results the global arrays.
+With `--backend cpu`, `generate-runtime-verification` runs after bufferize, so an index out of
+bounds is a diagnostic at the op and exit code 1; `--no-runtime-checks` leaves the checks out.
+Details: docs/design/cpu-pipeline.md, "irgrad/driver/run.py".
 """
 
 from __future__ import annotations

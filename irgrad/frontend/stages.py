@@ -62,8 +62,8 @@ class Lowered:
         self.seconds: dict[str, float] = {"trace": trace_seconds}
         module = program.module.clone()
         # Without the pause, the IR a large program allocates sets off several full
-        # collections, each scanning every live object of the process: 1.1 of 7.7 s for
-        # examples/transformer.py's step, counting the one collection the pause defers.
+        # collections, each scanning every live object of the process: a sizeable part of
+        # a large step's compile (docs/design/cpu-backend.md, "Measured").
         with cyclic_gc_paused():
             for stage, spec in cpu_steps(fast_math):
                 start = time.perf_counter()

@@ -1,44 +1,21 @@
 """jax.lax's structured operations beyond the `nn` ops: all composites of existing ops (no new IR, no new derivative
 rules), so autodiff, `ig.vmap`, `ig.jit` and every backend cover them.
 
-- `switch(index, branches, *operands)`: `index` clamped to [0, len(branches) - 1], as JAX. A
-  Python int calls its branch; a traced index is a balanced tree of `ig.cond`s (`scf.if`,
-  depth ceil(log2 n)), which clamps by construction. Under `ig.vmap` with per-example indices
-  the `scf.if` batching rule runs the branches and selects per example.
+- `switch(index, branches, *operands)`: `index` clamped, as JAX; a traced index is a balanced tree
+  of `ig.cond`s (`scf.if`).
 - `map(f, xs, batch_size=None)`: `lax.map`, an `ig.scan` over the leading axis with no carry;
-  with `batch_size`, a scan of `ig.vmap(f)` over blocks, the remainder one more `vmap(f)`.
-- `associative_scan(fn, elems, reverse=False, axis=0)`: Hillis-Steele, ceil(log2 n) static steps
-  of `fn(x[:-d], x[d:])` (earlier operand first, so `fn` need not commute); `reverse` scans the
-  reversed elements and reverses back (as JAX: result[i] = x[n-1] . ... . x[i]).
-- `dynamic_slice`, `dynamic_update_slice` and their `_in_dim` / `_index_in_dim` forms: start
-  indices are Python ints (a static `nn.slice`) or traced integer scalars (`nn.dynamic_slice`,
-  `nn.dynamic_update_slice`), or a 1-D array of them. As JAX: a negative start counts from the
-  end (adds the dimension's size once), then starts are clamped to [0, dim - size] so the slice
-  fits.
-- `top_k(operand, k)`: the k largest along the last axis, descending, equal values in index
-  order (lower index first), NaN counting as larger than everything (as XLA's TopK); indices
-  int32. A stable bitonic sort (irgrad/numpy/sorting.py) of the reversed row, then a gather. Unlike
-  XLA's total order, -0.0 and 0.0 count as equal (index order) and a NaN of either sign is
-  largest.
-- `clamp(min, x, max)` = minimum(maximum(x, min), max) (lax argument order); `min`/`max` are
-  scalars or of x's shape, of x's dtype (Python scalars take it). `select_n(which, *cases)`: a
-  tree of selects (bool `which`: case 1 where true; int `which` out of range is clamped, where
-  JAX leaves it undefined). `integer_pow(x, y)`: exact repeated squaring for a Python int y
-  ((1/x)**|y| for y < 0; ones for y = 0).
+  with `batch_size`, a scan of `ig.vmap(f)` over blocks.
+- `associative_scan(fn, elems, reverse=False, axis=0)`: Hillis-Steele, ceil(log2 n) static steps.
+- `dynamic_slice`, `dynamic_update_slice` and their `_in_dim` / `_index_in_dim` forms: starts are
+  Python ints or traced integer scalars, negative from the end, then clamped so the slice fits (JAX).
+- `top_k(operand, k)`: the k largest along the last axis, descending, ties in index order, NaN
+  largest; indices int32 (a stable bitonic sort, irgrad/numpy/sorting.py, then a gather).
+- `clamp(min, x, max)`, `select_n(which, *cases)`, `integer_pow(x, y)` (exact repeated squaring).
 
-Derivatives (all from the ops the composites are made of):
-- switch: only through the taken branch (`scf.if`'s rule), also per example under vmap; the
-  index gets none. select_n likewise: to the chosen case only.
-- map, associative_scan: the derivative of the scan / of `fn`'s log2(n) applications.
-- dynamic_slice: the cotangent goes to the elements actually read, at the clamped start.
-  dynamic_update_slice: the operand gets the cotangent with the overwritten box (at the clamped
-  start) zeroed, the update gets the box's cotangent. Start indices: integers, none.
-- top_k: values are a gather at the chosen indices, so the cotangent goes to those positions
-  (for ties, to the lower index that was chosen); the sort keys are under stop_gradient.
-- clamp: JAX's rule: x gets it where min < x < max strictly, min where min > x (and min < max),
-  max where max < x; at x == min or x == max nobody does.
-- integer_pow: the products' own rules, so d/dx x**y = y x**(y-1) exactly: 1 at x = 0 for
-  y = 1, 0 for y >= 2, -inf for y < 0 (as JAX).
+Derivatives all come from the ops the composites are made of, and match JAX's: switch and select_n
+through the chosen branch or case only, dynamic slices to the elements actually read or written,
+top_k through its gather, clamp where min < x < max strictly.
+Details: docs/api/python.md, "irgrad/lax/structured.py".
 """
 
 from __future__ import annotations

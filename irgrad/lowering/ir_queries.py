@@ -6,7 +6,7 @@ A memref value's *root* is the buffer it views (through subview, reshapes and ca
 argument, a loop-carried buffer). Two roots may alias unless one of them is a fresh
 allocation (or a global) distinct from the other. Shared by the CPU's BLAS conversion and the
 GPU passes; kept apart from `gpu_common` so that the CPU pipeline does not load the gpu
-dialect (5 ms of a cold compile).
+dialect (a cost on every cold compile).
 """
 
 from __future__ import annotations

@@ -358,7 +358,7 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Trace
 @api
 def tile(A: Any, reps: int | Sequence[int]) -> Tracer:  # noqa: N803
     """A repeated `reps` times along each axis (numpy's rules for unequal lengths: the shorter of
-    A.ndim and len(reps) is padded with leading 1s), as one broadcast and one reshape."""
+    A.ndim and len(reps) is padded with leading ones), as one broadcast and one reshape."""
     t = lift(A)
     reps_t = [reps] if isinstance(reps, (int, np.integer)) else list(reps)
     reps_t = [_int("tile", "reps", r) for r in reps_t]

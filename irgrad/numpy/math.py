@@ -8,23 +8,9 @@ and every backend cover it with no rules of their own. Integer and bool inputs t
 ones become float32, as in JAX (float_power alone computes in float64, as numpy's). Each is
 written to be accurate to a few ulp in float64 over its whole domain (tests/unit/numpy/test_numpy_math.py
 measures it against numpy, and sinc against mpmath), and its derivative at a kink is decided
-here (docs/autodiff.md, Contracts):
-- ceil, trunc, round, rint: the result is a `stop_gradient`, so the gradient is 0 everywhere
-  (the derivative where it exists; a choice at the jumps), never the 1 a huge |x| would pass
-  through;
-- heaviside: 0 in x1; in x2 the gradient flows where x1 == 0 only (a select);
-- logaddexp(x, x), logaddexp2(x, x): 1/2 to each side (the tie branch is (x + y) / 2 + log 2,
-  resp. + 1);
-- fmod: 1 in x and -trunc(x / y) in y, away from the jumps;
-- nan_to_num: 1 where x is finite, 0 where it was replaced;
-- fmax, fmin: a tie splits the gradient 1/2 to each side (as maximum); where one operand is
-  NaN the other takes all of it (both NaN: x1);
-- copysign: sign(x1) * sign(x2) in x1, 0 at x1 == 0 (abs's subgradient), 0 in x2; fabs'(0) = 0;
-- sinc: sinc'(0) = 0 exactly (a Taylor polynomial near 0), sinc''(0) = -pi**2/3;
-- arcsinh'(0) = arctanh'(0) = 1; arccosh'(1) is infinite;
-- frexp: the mantissa's gradient is 2**-exponent (1 at 0, inf and NaN); ldexp's is 2**x2;
-  divmod: the quotient's is 0, the remainder's remainder's;
-- the integer-valued results (exponents, gcd, lcm, the logical and sign predicates) carry none.
+here (docs/autodiff.md, Contracts): the rounding functions have gradient 0 everywhere, a tie
+splits the gradient 1/2 to each side, integer-valued results carry none.
+Each choice: docs/api/python.md, "irgrad/numpy/math.py".
 """
 
 from __future__ import annotations

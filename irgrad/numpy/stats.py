@@ -9,54 +9,12 @@ autodiff, vmap, jit and every backend cover them. numpy's signatures, JAX's dtyp
 results are int32, float-only functions (nanmean, nanvar, nanstd, the quantiles, trapezoid,
 gradient, polyval) turn integer inputs into float32, Python scalars are weak.
 
-Derivatives where they need deciding (docs/autodiff.md, Contracts):
-- NaN entries get gradient 0, never NaN, in every nan-function. Each starts from
-  `where(isnan(a), neutral, a)` and divides by counts that are themselves guarded
-  (`where(count == 0, 1, count)`, the "double where"), so no NaN or inf ever enters a
-  computation whose adjoint is taken; an all-NaN slice is a constant NaN (gradient 0 to its
-  entries). nanmax/nanmin share the cotangent among tied maxima (reduce_max's rule); NaNs
-  read as -inf (+inf), so only in a slice whose maximum is -inf do they take shares, which are
-  then dropped (the -inf entries get less than 1 in total). nanstd has gradient 0 where the
-  variance is 0 (as `std`).
-- quantile / percentile (and the nan versions) read the stable `argsort` of the slice
-  (NaN last), gather the one or two order statistics they need and interpolate. With ties or
-  duplicates the cotangent goes to the element the stable order puts at that rank (the earlier
-  one in the array for the lower rank), not shared: the derivative is that of the gathers.
-  "linear" gives (1 - g) and g to the two neighbours (g the fraction of the virtual index
-  (n - 1) q), "midpoint" 1/2 each, "lower"/"higher"/"nearest" 1 to the one element. The
-  derivative in a traced q (linear only) is (n - 1) (s[i+1] - s[i]) (/ 100 for percentile),
-  the slope to the right of the virtual index (0 at q = 1); the other methods are constant in q.
-  nanmedian: half to each of the two middle non-NaN elements (one element for an odd count).
-- ptp = max - min: ties share equally (reduce_max/reduce_min), so a constant slice has
-  gradient 0 everywhere (1/n - 1/n).
-- diff, ediff1d, trapezoid, gradient, polyval, vander, select: linear or polynomial
-  compositions, their exact derivatives; histogram and bincount differentiate in `weights`
-  (and histogram's auto-range edges in `a`, through min/max); counts, digitize and
-  nanargmax/nanargmin are integers, with no gradient.
-
-Decisions that differ from numpy:
-- nanargmax / nanargmin return -1 for an all-NaN slice (as JAX; numpy raises ValueError, which a
-  traced value cannot do). A -inf beats the NaNs of its slice.
-- quantile / percentile support the methods "linear", "lower", "higher", "nearest",
-  "midpoint"; q may be a Python scalar or sequence (range-checked; it does not change the
-  result's dtype), a numpy array (range-checked) or a traced array (not checked; indices are
-  clamped). An empty slice gives NaN (numpy raises IndexError for quantile).
-- nanvar / nanstd give NaN where count - ddof <= 0, as numpy; `var` gives inf there.
-- bincount: eagerly on concrete (numpy) `x` the length is max(x) + 1 (at least `minlength`) and
-  negative values raise ValueError, as numpy; a traced `x` needs a static `length=` (minlength
-  is then ignored, as JAX), negative values count in bin 0 (JAX's clip) and values >= length are
-  dropped.
-- histogram returns int32 counts without weights (numpy int64; JAX float), the weights' dtype
-  with them, float with density; its edges are float (numpy keeps integer edge arrays). Bins
-  are an int (with `range`, or the data's min/max: traced) or an array of edges (checked to
-  increase when concrete); values outside the edges are ignored, the last bin is closed.
-- gradient returns a list for several axes (JAX's and numpy 1.x's type; numpy 2 gives a
-  tuple); coordinate arrays always use the non-uniform formulas (numpy switches to the uniform
-  one when the spacing is exactly even: the same values to rounding).
-- digitize decides between increasing and decreasing bins in the graph (bins[-1] >= bins[0]),
-  as JAX; concrete bins are checked to be monotonic, as numpy.
-- `out=` arguments are accepted only as None (arrays are immutable); `overwrite_input` is
-  ignored.
+Derivatives where they need deciding (docs/autodiff.md, Contracts): NaN entries get gradient 0,
+never NaN, in every nan-function (the "double where"); quantiles differentiate as the gathers of
+the order statistics they read; ties share the cotangent as reduce_max's rule does.
+Where results differ from numpy (nanargmax of an all-NaN slice is -1, as JAX; a traced
+bincount needs a static `length=`; histogram's count dtype; ...), and each derivative decision:
+docs/api/python.md, "irgrad/numpy/stats.py".
 """
 
 from __future__ import annotations

@@ -6,39 +6,17 @@ autodiff, `vmap`, `jit` and every backend cover them with no rules of their own.
 bool inputs become float32 (Python floats are weakly typed float32), as in JAX; float16 and
 bfloat16 are computed in float32 and rounded once.
 
-Accuracy (float64, measured against mpmath in tests/unit/scipy/test_special.py): a few ulp over the
-whole domain for erfc (relative, deep into the right tail: exp(-x**2) is computed from an exact
-split of x**2), ndtr and log_ndtr (both tails), erfinv (up to +-(1 - 2**-53)), gammaln and
-digamma for x > 0 (relative, their zeros at 1, 2 and 1.4616... included), xlogy, xlog1py,
-logit, entr. For x < 0, gammaln and digamma use the reflection formulas and are accurate to
-an absolute ~1e-15 * |value| (not relatively near their zeros there). Under `ig.jit` on the
-CPU, results that would be subnormal (erfc beyond 26.55, ndtr below -37.5) come out as 0: that
-backend's exp flushes subnormal results.
+Accuracy (float64, checked against mpmath in tests/unit/scipy/test_special.py): a few ulp over the
+whole domain for erfc, ndtr, log_ndtr, erfinv, gammaln and digamma for x > 0, xlogy, xlog1py,
+logit, entr; for x < 0 gammaln and digamma use the reflection formulas (absolute accuracy).
+Under `ig.jit` on the CPU, results that would be subnormal come out as 0 (that backend's exp
+flushes subnormal results).
 
-The approximations (coefficients fitted once with mpmath by Chebyshev interpolation, in
-float64 and, shorter, float32):
-- erfc(x) = exp(-x**2) * erfcx(x) from 1/2 on, 2 - erfc(-x) up to -1/2, 1 - erf(x) between
-  (`nn.erf`); erfcx(x) = g(t) / (1 + 2x) with g a polynomial in t = (x - 3.75) / (x + 3.75),
-  which covers [0, inf] at once (Shepherd and Laframboise's variable). ndtr and log_ndtr use
-  the same pieces, with erf for |x| < 3/4;
-- erfinv: Giles' form (w = -log(1 - x**2), a polynomial in w below 5 and in sqrt(w) above),
-  4e-8 relative; in float64 refined by one Halley step on erf (or, for |x| > 1/2, erfc);
-- gammaln: (x - 1)(x - 2) P(x) on [1, 2.5] (relative at both zeros), other x < 12.5 moved
-  there by the recurrence lgamma(x + 1) = lgamma(x) + log(x) (exact subtractions and a product
-  of up to 10 factors), Stirling's series from 12.5 on;
-- digamma: (x - x0) * P(x) on [1, 2] around its positive zero x0, the recurrence
-  psi(x + 1) = psi(x) + 1/x below 10, the asymptotic series from 10 on.
-
-Derivatives where a composite has a special point (each tested):
-- erfc, ndtr, log_ndtr, erfinv: the true derivative everywhere (|x| is taken as a select, so
-  x = 0 is not abs's kink); erfinv's at +-1 is infinite;
-- xlogy(x, y) at x == 0: the value is 0 (even for y = 0, inf or NaN), d/dy = 0, and
-  d/dx = log(y) where y is positive and finite, 0 otherwise; xlog1py likewise with log1p;
-- entr(x) = -x log x: at x = 0 the value is 0 and the derivative +inf (its one-sided limit,
-  as JAX's); -inf below 0 (derivative 0);
-- gammaln, digamma at their poles (the non-positive integers): gammaln is +inf with an
-  infinite gradient, digamma NaN with a NaN gradient;
-- logit: +inf at 0 and 1.
+The approximations are polynomials fitted once with mpmath by Chebyshev interpolation (erfcx
+in Shepherd and Laframboise's variable, Giles' erfinv, gammaln and digamma moved to a base
+interval by their recurrences), and each composite's special points (xlogy at x == 0, entr at
+0, the poles of gammaln and digamma) have tested derivatives.
+Details: docs/api/python.md, "irgrad/scipy/special.py".
 """
 
 from __future__ import annotations

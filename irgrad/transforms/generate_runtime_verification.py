@@ -8,28 +8,17 @@ access, so the compiled function reports the same kind of error instead.
 Input: any IR; meant for stage "bufferized" (after bufferize, before the loops are lowered to
 `cf`), where `irgrad-run --backend cpu` runs it.
 Output: the same IR with, before every checked op and for every index not provably in range,
+an `arith.cmpi ult` of the index against its dimension's size and a `cf.assert` whose static
+message names the op's source position, the op, the dimension and its size; and, before every
+`scf.for` whose step is not a constant, a `cf.assert` that the step is positive. A failed
+assert raises `irgrad.backends.cpu.RuntimeCheckError` from the call (docs/design/cpu-backend.md).
 
-    %bound = arith.constant <size> : index          (memref.dim/tensor.dim if dynamic)
-    %ok = arith.cmpi ult, %index, %bound : index    (0 <= index < size, one compare)
-    cf.assert %ok, "<file:line:col>: 'memref.load' op out-of-bounds index for dimension 0 of size 4"
-
-all located at the checked op. The message is static text: the source position of the
-checked op (what the interpreter would point at), the op, the dimension and its size.
-convert-cf-to-llvm turns a failed assert into a call of the runtime, which raises
-`irgrad.backends.cpu.RuntimeCheckError` from the call (docs/design/cpu-backend.md).
-
-Also, before every `scf.for` whose step is not a constant: `cf.assert` that the step is
-positive (a zero step would loop forever in compiled code).
-
-Checked ops: `memref.load`, `memref.store`, `tensor.extract`, `tensor.insert` (every index),
-and `memref.subview` with static sizes and strides (each dynamic offset: the whole view
-must fit in the source dimension; views with dynamic sizes or strides are left unchecked).
-Not checked (provably in range, so that loops stay fast): a constant index in `[0, size)`,
-and the induction variable of an enclosing `scf.for`/`scf.parallel` whose lower bound is a
-constant >= 0, step a constant > 0 and upper bound a constant <= size (for a view: <= the
-largest offset that fits, plus one). Ops in GPU code (`gpu.module`, `gpu.func`,
-`gpu.launch`) are left alone: convert-gpu-to-nvvm does not lower `cf.assert`. An access
-whose index count is not its value's rank (unverified IR) is a located PassError.
+Checked ops: `memref.load`, `memref.store`, `tensor.extract`, `tensor.insert`, and
+`memref.subview` with static sizes and strides. Indices provably in range (constants, the
+induction variables of loops with suitable constant bounds) are not checked, so that loops stay
+fast; GPU code is left alone. An access whose index count is not its value's rank (unverified
+IR) is a located PassError.
+Details: docs/design/cpu-pipeline.md, "irgrad/transforms/generate_runtime_verification.py".
 """
 
 from __future__ import annotations

@@ -5,26 +5,18 @@ it at any order (the op stays in generated functions, so a derivative of a deriv
 pass turns it into the identity at the end).
 
 `custom_vjp @f fwd @f_fwd bwd @f_bwd`, reverse mode: the forward sweep calls `@f_fwd` instead of `@f` (its
-augment rule), keeping the residuals it returns after `@f`'s results; the reverse sweep calls
-`@f_bwd(residuals..., cts...)`. `@f`'s body is never differentiated. Forward mode (JAX cannot take a jvp of
-a custom_vjp function): irgrad differentiates `@f` itself in forward mode, so `jvp` and `jvp`-of-`grad`
-work; the user's rule is not consulted there (a custom rule that deliberately differs from `@f`'s
-derivative, a clipped gradient say, only applies in reverse mode).
+augment rule), keeping its residuals; the reverse sweep calls `@f_bwd(residuals..., cts...)`. Forward mode
+differentiates `@f` itself (the user's rule only applies in reverse mode).
 
-`custom_jvp @f jvp @f_jvp` (JAX's custom_jvp): forward mode calls the user's `@f_jvp(args..., tangents...)`,
-whose primal results replace the op's. Reverse mode transposes the rule, as JAX does: `@f_jvp`'s tangent
-outputs are linear in its tangent inputs, so the arguments' cotangents are the VJP, w.r.t. the tangents, of
-`@f_jvp_tangents(args..., tangents...) -> result tangents` (a wrapper), taken at zero tangents; the autodiff
-pass derives that VJP from the rule's own body. `@f` is never differentiated, in either mode, and higher
-orders differentiate the user's rule.
+`custom_jvp @f jvp @f_jvp`: forward mode calls the user's `@f_jvp(args..., tangents...)`; reverse mode
+transposes the rule, as JAX does. `@f` is never differentiated, in either mode.
 
 `checkpoint @g`: the forward sweep keeps only `@g`'s arguments and results; the reverse sweep calls
-`@g_vjp`, whose forward sweep re-runs `@g`'s body (the same ops in the same order, so the recomputed values
-are bit-identical) before pulling the cotangents back. That is exactly a call's rule (rules/func.py).
+`@g_vjp`, which re-runs `@g`'s body (bit-identical values) before pulling the cotangents back: exactly a
+call's rule (rules/func.py).
 
-Batching (vmap): stop_gradient maps examples to examples; checkpoint calls the batched callee, still
-checkpointed; custom_vjp batches its callee, fwd and bwd alike, so a gradient taken after vmap still uses
-the user's rule (see `_custom_vjp_batch`); custom_jvp batches its callee and its rule likewise.
+Batching (vmap) keeps each op's meaning: the callee, and a custom rule's functions, are batched too.
+Details: docs/autodiff.md, "irgrad/autodiff/rules/autodiff.py".
 """
 
 from __future__ import annotations

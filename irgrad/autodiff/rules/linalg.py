@@ -5,55 +5,19 @@ is differentiable again (higher order) and batches like any other. Triangles are
 row and column numbers, nn.compare, nn.select (never a multiplication, so an inf/NaN outside a triangle
 does not leak in). M below is the triangle an op reads: strictly so with `unit_diagonal`.
 
-triangular_solve, X = A^{-1} B (only M∘A is read):
-    dX = A^{-1} (dB - (M∘dA) X);      B̄ = A^{-T} X̄,  Ā = -M∘(B̄ X^T)
-  A^{-T} is a solve with the transposed matrix, whose triangle is the other one (same unit flag).
+The rules follow the published ones: triangular_solve and cholesky (Murray 2016), lu, eigh and the
+forward rules of svd and qr as JAX writes them, the reverse rules of svd and qr as PyTorch's
+`svd_backward` and `linalg_qr_backward` (real). The lu rule gives the integer results (pivots,
+permutation) no derivative; row permutations are a gather (and its transpose a scatter_add).
 
-cholesky, L = chol(S) with S = tril(A) + tril(A, -1)^T (only A's lower triangle is read), Murray 2016:
-    dS = tril(dA) + tril(dA, -1)^T,   dL = L Φ(L^{-1} dS L^{-T})
-    S̄ = L^{-T} Φ(L^T L̄) L^{-1},       Ā = tril(S̄) + tril(S̄^T, -1)
-  Φ(X): X's strict lower triangle plus half its diagonal (self-adjoint, so the VJP is the JVP's
-  transpose exactly).
-
-lu, P A = L U packed in `lu` (L unit lower), `permutation` with (P A)[i] = A[perm[i]]; the integer
-results (pivots, permutation) carry no derivative (JAX's rule):
-    X = L^{-1} (P dA) U^{-1},         dlu = L tril(X, -1) + triu(X) U
-    G = L^{-T} (tril(L^T L̄, -1) + triu(Ū U^T)) U^{-T},  Ā = P^T G  (Ā[perm[i]] = G[i])
-  with L̄ = tril(lū, -1), Ū = triu(lū). Row permutations are a gather (and its transpose a
-  scatter_add) of the rows, the batch folded into the row numbers, so they are exact.
-
-eigh, S = V diag(w) V^T with S = tril(A) + tril(A, -1)^T (only A's lower triangle is read), JAX's rule;
-F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it (inf for a repeated eigenvalue, as JAX):
-    X = V^T dS V,                     dw = diag(X),  dV = V (F∘X)
-    S̄ = V (diag(w̄) + F∘(V^T V̄)) V^T,  Ā = tril(S̄) + tril(S̄^T, -1)
-  The sign convention of the eigenvectors is locally constant, so it has no derivative.
-
-svd, A = U diag(s) V^T reduced (U m x k, V n x k, k = min(m, n)), vt = V^T; F_ij = 1 / (s_j^2 - s_i^2)
-off the diagonal, 0 on it. Forward, JAX's `_svd_jvp_rule` (real), with dP = U^T dA V:
-    ds = diag(dP),  dU = U (F∘(dP S + S dP^T)),  dV = V (F∘(S dP + dP^T S))
-    m > n: dU += (dA V - U dP) S^{-1};    n > m: dV += (dA^T U - V dP^T) S^{-1}
-  Reverse, PyTorch's `svd_backward` (real), with V̄ = vt̄^T, skew(X) = X - X^T, E_ij = s_j^2 - s_i^2
-  (1 on the diagonal, where the numerator is 0):
-    J = (skew(U^T Ū) S + S skew(V^T V̄)) / E + diag(s̄)
-    m > k: Ā = (U J + (I - U U^T) Ū S^{-1}) V^T;   n > k: Ā = U (J V^T + S^{-1} V̄^T (I - V V^T));
-    else Ā = U J V^T
-  (a missing cotangent drops its terms; signs as eigh's).
-
-For eigh and svd the products with F and the divisions by E and s are strong (builder.py's
-strong_mul/strong_div): a zero (co)tangent stays zero where a repeated eigenvalue or singular value
-makes the factor inf, so using only w or s, with the vectors' cotangents zeros (a loop's), gives finite
-derivatives; a nonzero one there is inf/NaN, as JAX's and PyTorch's.
-
-qr, A = Q R (m >= n; Q m x n, R n x n upper; LAPACK's signs, locally constant). Forward, JAX's rule,
-with X = Q^T dA R^{-1} and the skew dΩ = tril(X, -1) - tril(X, -1)^T:
-    dQ = Q (dΩ - X) + dA R^{-1},  dR = (X - dΩ) R
-  Reverse, PyTorch's `linalg_qr_backward` (m >= n), with M = triu(R̄ R^T - Q^T Q̄):
-    Ā = (Q̄ + Q (M + M^T - diag(M))) R^{-T}
-  R^{-1} and R^{-T} are triangular solves from the right (R's upper triangle, R^T's lower one).
+For eigh and svd the products with F (1 / (w_j - w_i), inf for a repeated eigenvalue) and the divisions
+by E and s are strong (builder.py's strong_mul/strong_div): a zero (co)tangent stays zero where the factor
+is inf, so using only w or s gives finite derivatives, as JAX's and PyTorch's.
 
 Batching: the ops take leading batch dimensions, and a batched value has its batch at dimension 0,
 so the op applies to the batched operands as they are (an unbatched operand of triangular_solve is
 broadcast to the batch first).
+The formulas: docs/autodiff.md, "irgrad/autodiff/rules/linalg.py: the formulas".
 """
 
 from __future__ import annotations

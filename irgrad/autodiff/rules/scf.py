@@ -6,22 +6,17 @@ derived functions. The generated IR holds only scf, func, nn, arith and tensor o
 derivative of a loop can be differentiated again; loops are never unrolled, so the IR stays the size of
 one iteration.
 
-- scf.if. Forward: an scf.if on the same condition whose branches call each branch's JVP and yield results
-  and tangents. Reverse: an scf.if on the same condition in the reverse sweep whose branches call each
-  branch's VJP. The branch's forward values that the VJP needs are *recomputed* inside that call, not
-  yielded from the forward scf.if as extra results: the two branches need different values (yielding
-  them would make the forward scf.if return the union, with dummy zeros from the branch not taken), the
-  forward scf.if stays the user's, and the recompute costs one more evaluation of the taken branch only,
-  the same trade a call makes.
-- scf.for. Forward: the tangents of the carried values are extra iter_args; the body calls its JVP.
-  Reverse: see loops.py. A tape (one row per iteration) when the bounds are constants, with
-  (ub - lb + step - 1) / step rows; recomputation from the initial values when they are not (the tape's
-  shape would be dynamic). A loop of 0 iterations is the identity on its carried values.
-- scf.while. Forward: tangents as extra carried values, through both regions. Reverse: the forward loop
-  also counts its iterations; the reverse loop recomputes each iteration's carried values (loops.py).
-  Only the form `ig.while_loop` traces is supported: the condition region forwards its own arguments.
+- scf.if: an scf.if on the same condition whose branches call each branch's JVP (forward) or VJP
+  (reverse); the VJP recomputes the taken branch's forward values rather than the forward scf.if
+  yielding them.
+- scf.for. Forward: the tangents of the carried values are extra iter_args. Reverse (loops.py): a tape
+  when the bounds are constants, recomputation from the initial values when they are not.
+- scf.while. Forward: tangents as extra carried values. Reverse: the forward loop counts its iterations
+  and the reverse loop recomputes each iteration's carried values (loops.py). Only the form
+  `ig.while_loop` traces is supported: the condition region forwards its own arguments.
 
 Their batching (vmap) rules are in scf_batching.py.
+Details: docs/autodiff.md, "irgrad/autodiff/rules/scf.py".
 """
 
 from __future__ import annotations

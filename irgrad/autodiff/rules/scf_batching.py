@@ -4,23 +4,17 @@ The rules keep the control flow and batch the regions (batching.py's `Batcher.ba
 - scf.for with shared bounds: a carried value is batched when its initial value or what the body yields for
   it is (found by batching the body until the set stops growing).
 - scf.for whose bounds depend on a mapped argument (a per-example trip count): as JAX turns such a fori_loop
-  into a while_loop, the equivalent scf.while (iv from lb while iv < ub, iv += step; `_for_as_while`) is
-  batched as below, its induction variable a batched index (tensor<B x i64>).
+  into a while_loop, the equivalent scf.while (`_for_as_while`) is batched as below, its induction variable
+  a batched index (tensor<B x i64>).
 - scf.if on an unbatched condition: both branches batched; a result batched in either is batched in both.
-- scf.if on a batched condition (`ig.cond` on a per-example predicate: a batched scalar tensor<B x i1>):
-  as JAX does, both branches run, on every example, and each result is an elementwise select. The branch
-  not taken for an example is computed and discarded, so a NaN or inf there never reaches the result.
+- scf.if on a batched condition (a batched scalar tensor<B x i1>): as JAX does, both branches run, on every
+  example, and each result is an elementwise select (a NaN or inf in the branch not taken never reaches it).
 - scf.while whose condition is the same for every example: like scf.for.
-- scf.while whose condition differs per example (`_per_example_while`), with JAX's semantics: every carried
-  value is batched, and the loop also carries `running`, a tensor<B x i1> of the examples whose condition
-  still holds (computed before the loop, then at the end of each iteration, and-ed with the old mask). The
-  condition region runs the loop while any example runs (nn.reduce_max of the mask); the body computes every
-  example and yields select(running, new, old), so a finished example is frozen and each example's result is
-  what the unbatched loop gives it. The loop runs max-over-examples iterations, and the body's values for a
-  finished example are computed and discarded (a NaN there never reaches the result). The batched condition
-  region forwards its own arguments (when the original forwards other values, the body recomputes them), so
-  the batched loop is differentiated by the rules of scf.py like any other: grad of vmap works, and so does
-  vmap of grad, whose reverse loop runs to a per-example iteration count (a per-example scf.for).
+- scf.while whose condition differs per example (`_per_example_while`), with JAX's semantics: the loop
+  carries a mask `running` of the examples whose condition still holds, runs while any example runs, and
+  yields select(running, new, old), so each example's result is what the unbatched loop gives it. The
+  batched loop is differentiated by the rules of scf.py like any other (grad of vmap, vmap of grad).
+Details: docs/autodiff.md, "irgrad/autodiff/rules/scf_batching.py".
 """
 
 from __future__ import annotations

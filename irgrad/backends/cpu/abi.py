@@ -2,25 +2,23 @@
 
 The compiled side is the packed entry convert-func-to-llvm emits for every public function:
 `void _irgrad_packed_f(void **slots)`, one slot per parameter of `@f` (its inputs, then the
-out-param buffers bufferize added), then one per scalar result. Each slot points at a value:
-a scalar's slot at the scalar, a buffer's slot at a word holding its data pointer, which is
-the `data` field of the numpy array object itself (see `_data_field_offset`), so a call asks
-numpy for no pointers; and the call itself is Python source generated for the signature
-(`_specialized_call`): about 1.5 us of fixed cost for one argument and one result.
+out-param buffers bufferize added), then one per scalar result. A buffer's slot points at the
+`data` field of the numpy array object itself (`_data_field_offset`), so a call asks numpy for
+no pointers, and the call is Python source generated for the signature (`_specialized_call`),
+which keeps its fixed cost small.
 
 `CompiledFunction(module, name, arg_types, result_types)` describes `@f` as the user sees
-it: `arg_types` are the inputs (memref or tensor types for arrays, scalar types), and
-`result_types` the results, where a memref/tensor result is an out-param (the trailing
-parameters of `@f`, in order) and a scalar result is a returned value (in order). A call:
+it: `arg_types` are the inputs, `result_types` the results, where a memref/tensor result is an
+out-param (the trailing parameters of `@f`) and a scalar result is a returned value. A call:
 1. checks the number of arguments, then each argument's kind, shape and dtype against the
    signature, before anything runs, raising `ArgumentError` naming the argument;
 2. passes C-contiguous, aligned, native-endian arrays of the right dtype zero-copy; copies
-   any other array (non-contiguous, zero-stride, misaligned, big-endian) into one that is;
-3. allocates the out-param arrays with numpy and calls through ctypes, which releases the
-   GIL for the duration of the call, via guard.py's allocation guard: a buffer the generated
-   code cannot allocate raises MemoryError instead of crashing the process, and a failed
-   runtime check (`cf.assert`, e.g. an index out of bounds) raises RuntimeCheckError;
+   any other array into one that is;
+3. allocates the out-param arrays with numpy and calls through ctypes (which releases the GIL)
+   via guard.py's allocation guard: MemoryError instead of a crash, RuntimeCheckError for a
+   failed runtime check (`cf.assert`);
 4. returns the results as a tuple: arrays for buffers, numpy scalars for scalars.
+Details: docs/design/cpu-backend.md, "irgrad/backends/cpu/abi.py".
 """
 
 from __future__ import annotations

@@ -213,8 +213,8 @@ def _install() -> None:
         llvm.add_symbol("_irgrad_rt_cblas_dgemm", addresses[1])
     # With a library the loops only take the degenerate cases (an empty dimension, a
     # dimension past the library's integers), where their speed does not matter, and the
-    # entry is a few compares before the library call: LLVM's -O0 compiles the shim in 3 ms
-    # instead of 33 ms at -O2 (200 ms at -O3), which every process pays on its first GEMM.
+    # entry is a few compares before the library call: LLVM's -O0 compiles the shim far
+    # faster than -O2 or -O3, a cost every process pays on its first GEMM.
     _engine = compile_shim(
         _shim_ir(info.int_bits),
         ("irgrad_blas_sgemm", "irgrad_blas_dgemm"),

@@ -29,11 +29,9 @@ FULL_UNROLL_MAX_COUNT = 4
 """The largest trip count LLVM's loop unroller may unroll completely (its default: unbounded).
 
 Full unrolling of small static loops (a 3x3 convolution window, the 8 lanes of an attention head)
-inside bigger nests multiplies the code the rest of O3 optimizes: measured interleaved in one
-process (2026-11-30), a conv2d gradient compiled in 1.96 s with the default and 0.16 s with 4, and
-ran faster (7.2 ms against 8.2 ms median); the transformer example's training step 9.1 s -> 3.5 s at
-the same speed (0.86-0.89 ms); W1, W4, a 4M-element sum and logsumexp the same to 2% (partial and
-runtime unrolling, which the reductions' inner loops use, stay on)."""
+inside bigger nests multiplies the code the rest of O3 optimizes, for no speed: capping it makes
+cold compiles much shorter at the same run time (figures: docs/design/cpu-backend.md, "Measured").
+Partial and runtime unrolling, which the reductions' inner loops use, stay on."""
 
 _UNROLL_OPTION = threading.Lock()
 

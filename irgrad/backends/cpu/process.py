@@ -102,8 +102,8 @@ def _keep_freed_memory() -> None:
     A training step allocates and frees the same large buffers every call (its temporaries,
     and numpy's arrays for its results). glibc serves blocks above a threshold with mmap and
     gives them back on free, so the next call page-faults them in again (zeroed by the
-    kernel): measured on the W2 step, 8,800 page faults and about 10% of its time, or none,
-    depending on how glibc's adaptive threshold happened to move. Blocks under 1 GiB now come
+    kernel), a sizeable part of a step's time depending on how glibc's adaptive threshold
+    happened to move (docs/design/cpu-backend.md, "Runtime"). Blocks under 1 GiB now come
     from the heap, and free memory at its top is kept (PyTorch's and JAX's CPU allocators
     cache blocks for the same reason). The resident set stays at its peak rather than
     shrinking between calls. `IRGRAD_MALLOC_TUNING=off` leaves malloc alone.

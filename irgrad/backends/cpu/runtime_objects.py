@@ -1,13 +1,12 @@
 """irgrad's own small runtimes, written in LLVM IR (the allocation guard, the thread pool, the
 BLAS and LAPACK shims), compiled to machine code once per machine instead of once per process.
 
-Why: a process that finds its program in the disk cache still compiled these on its first
-call, about 20 ms of LLVM (the thread pool at -O2 alone is 11 ms): a sixth of W1's disk-cache
-hit. Their object code now goes into the same disk cache as programs' (irgrad.backends.cache:
-the key covers the IR text, the optimization settings, the target and irgrad's sources) and
-is loaded as a program's is. A missing entry is compiled and stored; a corrupt or foreign one
-is compiled again and overwritten. The code that runs is always the loaded object, cached or
-just compiled, so the two paths cannot drift apart.
+Why: a process that finds its program in the disk cache would otherwise still compile these on
+its first call, a noticeable part of a disk-cache hit. Their object code goes into the same
+disk cache as programs' (irgrad.backends.cache: the key covers the IR text, the optimization
+settings, the target and irgrad's sources) and is loaded as a program's is. A missing entry is
+compiled and stored; a corrupt or foreign one is compiled again and overwritten. The code that
+runs is always the loaded object, cached or just compiled, so the two paths cannot drift apart.
 """
 
 from __future__ import annotations

@@ -11,22 +11,13 @@
   Ranges are `[n*t/T, n*(t+1)/T)`: static, equal, no work stealing (the loops are uniform).
 - Workers are Python threads that call the runtime's `irgrad_worker_main` through ctypes,
   which releases the GIL: from then on they are plain native threads that never return.
-- Handing out work: the caller publishes (fn, ctx, n), sets `pending = T - 1` and bumps a
-  generation counter; a worker that sees a new generation runs its range and decrements
-  `pending`; the caller runs range 0 and then waits for `pending == 0` (yielding). An idle
-  worker checks `$IRGRAD_SPIN` times (default 1), yielding in between, then sleeps on a futex
-  of the generation counter; the caller wakes sleepers only when there are some (a Dekker
-  pair with sequentially consistent atomics, so no wake-up is lost). Why not spin longer, as
-  OpenMP runtimes do: a spinning worker takes a core from the BLAS threads of the GEMM that
-  usually follows. Measured on 2 cores, the W2 training step took 98 ms without spinning and
-  122 ms with 32 rounds of `sched_yield`; the futex wake costs tens of microseconds, which is
-  why only loops of at least `min-work` (about a million op-iterations) are threaded.
-- One caller at a time: a second thread calling into parallel code while the pool is busy
-  (or a parallel loop inside a parallel loop's body) runs its loop serially instead of
-  waiting, so the pool can never deadlock. After `fork()` the child has no workers: a
-  fork handler makes the pool serial there.
-- Without Linux futexes (other systems), or with T = 1, every loop runs serially in the
-  caller: the results are the same, since the ranges are independent.
+- An idle worker checks `$IRGRAD_SPIN` times (default 1), then sleeps on a futex; it does not
+  spin longer, as OpenMP runtimes do, because a spinning worker takes a core from the BLAS
+  threads of the GEMM that usually follows.
+- One caller at a time: a second caller (or a nested parallel loop) runs its loop serially, so
+  the pool can never deadlock; after `fork()` the child's pool is serial.
+- Without Linux futexes, or with T = 1, every loop runs serially in the caller.
+Details: docs/design/cpu-backend.md, "Thread pool (irgrad/backends/cpu/threads.py)".
 """
 
 from __future__ import annotations

@@ -184,11 +184,8 @@ NO_INLINE_OPS = 400
 Why: LLVM inlines an internal function with one call site whatever its size (the "last call
 to a static function" bonus), so all the generated functions of a program (a gradient's
 `@f_vjp`, a factorization's custom_jvp rule, a loop body) became one function, and LLVM's
-loop passes grew faster than linearly in its size: four linear-algebra functions (459 to
-1,339 ops each) in one program spent 6.1 s in LLVM's optimizer inlined and 2.1-2.3 s kept
-apart. At this size the call is nothing next to the body: measured interleaved on a quiet
-machine (2026-11-30), W1's step 0.94 ms either way, the attention benchmark and the
-transformer example's step the same within noise."""
+loop passes grew faster than linearly in its size. At this size the call is nothing next to the
+body, so run time does not change (figures: docs/design/cpu-backend.md, "Measured")."""
 
 
 def _more_ops_than(op: llvm.FuncOp, limit: int) -> bool:

@@ -1,19 +1,18 @@
 """Vector math: LLVM's vectorized math intrinsics as calls of glibc's libmvec.
 
 Why: LLVM vectorizes a loop calling `llvm.exp.f32` into `llvm.exp.v16f32`, but without a
-vector math library its code generator splits that back into 16 calls of `expf`: an
-elementwise exp ran at one libm call per element (4M f32: 9.2 ms). clang's answer is
-`-fveclib=libmvec`, which llvmlite cannot pass (LLVM 22 keeps the vector library in the
-TargetMachine's options, which llvmlite does not expose), so this module does what LLVM's
-ReplaceWithVeclib pass does, after optimization: a declaration of a vector intrinsic glibc's
-libmvec implements is renamed to libmvec's function of the same type, following the x86
-vector function ABI (`_ZGV<isa>N<lanes><args>_<name>`: isa b = SSE4 for 128-bit vectors, d =
-AVX2 (c = AVX) for 256-bit, e = AVX-512 for 512-bit; `v` per vector argument). The calls
-stay, their callee changes: 4M f32 exps 9.2 ms -> 1.6 ms.
+vector math library its code generator splits that back into 16 calls of `expf`, one libm call
+per element. clang's answer is `-fveclib=libmvec`, which llvmlite cannot pass (LLVM 22 keeps the
+vector library in the TargetMachine's options, which llvmlite does not expose), so this module
+does what LLVM's ReplaceWithVeclib pass does, after optimization: a declaration of a vector
+intrinsic glibc's libmvec implements is renamed to libmvec's function of the same type,
+following the x86 vector function ABI (`_ZGV<isa>N<lanes><args>_<name>`: isa b = SSE4 for
+128-bit vectors, d = AVX2 (c = AVX) for 256-bit, e = AVX-512 for 512-bit; `v` per vector
+argument). The calls stay, their callee changes.
 
-Numerics: libmvec's functions are accurate to 4 ulp (glibc's manual; measured 2 ulp for expf)
-where the scalar libm is within 1; NaN, infinities and zeros behave as in libm. The scalar
-remainder iterations of a vectorized loop still call libm.
+Numerics: libmvec's functions are accurate to 4 ulp (glibc's manual) where the scalar libm is
+within 1; NaN, infinities and zeros behave as in libm. The scalar remainder iterations of a
+vectorized loop still call libm.
 
 Where it applies: x86-64 Linux with glibc's libmvec.so.1 (glibc >= 2.22; more functions from
 2.35), and only for a function the library defines (each name is looked up). Elsewhere, or

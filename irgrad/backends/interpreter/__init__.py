@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    """`run_function` on first use: the runner pulls in xDSL's interpreters (~0.2 s), which
-    importing the interpreter's errors never needs."""
+    """`run_function` on first use: the runner pulls in xDSL's interpreters, a costly import
+    that importing the interpreter's errors never needs."""
     if name == "run_function":
         from irgrad.backends.interpreter.runner import run_function
 

@@ -6,54 +6,19 @@ destination-passing style on tensors; tensor, scf, func, arith, math ops). Outpu
 `store`/`collapse_shape`/`expand_shape`/`global`/`get_global` and linalg ops on memrefs.
 The pieces are in irgrad/lowering/bufferization/; this file holds the walk and the pass.
 
-How a tensor becomes a buffer
------------------------------
-Every tensor SSA value gets a `Buffer`: a memref value and the `Root` it lies in. A root is
-one piece of memory: a `memref.alloc` this pass made (ALLOC), a buffer a region argument or
-region-op result hands over (OWNED), a function argument (ARGUMENT, read-only), a constant
-(GLOBAL, a `memref.global`, read-only) or a `tensor.empty` (EMPTY: no memory until an op
-needs some; each op that does gets a fresh `memref.alloc`, so `tensor.empty` costs nothing).
-Views (`extract_slice` -> `memref.subview`, collapse/expand -> `memref.collapse_shape`/
-`expand_shape`) lie in their source's root.
+Every tensor SSA value gets a `Buffer`: a memref value and the `Root` (one piece of memory:
+ALLOC, OWNED, ARGUMENT, GLOBAL or EMPTY) it lies in; views lie in their source's root. An op
+that writes does so in place only when the root is writable, the buffer covers the whole root
+and no tensor in that root can be read later; otherwise it writes a fresh `memref.alloc`. An
+elementwise op may also write into one of its inputs under the same conditions.
 
-Value semantics: an op that writes (a linalg op's `outs`, `insert_slice`, `insert`) writes
-into its destination's buffer only when (1) the root is writable (ALLOC or OWNED, never an
-argument or a global), (2) the buffer covers the whole root with identity layout (the root
-or a reshape of it, not a slice), and (3) no tensor value lying in that root can be read
-later (`bufferization.liveness.is_live_after`: a later use in the block, any use inside an
-enclosing loop that does not define it, a use nested in the op). Otherwise it writes a fresh
-`memref.alloc`, copied from the destination first when the op reads the destination.
+Every ALLOC/OWNED root is owned by one block; ownership moves only through region boundaries,
+and a root that does not move is freed by one `memref.dealloc` after its last use
+(`contracts.check_buffer_ownership` checks this discipline).
 
-In-place rule for elementwise ops (a `linalg.generic` or named elementwise op whose loops are
-all parallel): when the output's init is not read (a `tensor.empty`, typically), the result
-may be written into one of the op's *inputs* instead of a new buffer, if that input's buffer
-(1) is writable, (2) covers its whole root, (3) has exactly the output's tensor type,
-(4) is indexed by the same indexing map as the output and that map is a permutation (so
-each iteration reads an element before writing that same element, and no iteration reads an
-element another one wrote), (5) lies in a root that no other operand of the op touches,
-except inputs read through that same map, and (6) lies in a root none of whose tensors can
-be read after the op. Function arguments and globals are never written.
-
-Ownership and deallocation
---------------------------
-Every ALLOC/OWNED root is owned by one block (where it was allocated, or the region whose
-argument or result it is). Ownership moves only through region boundaries: a buffer passed
-as an `scf.for`/`scf.while` init, or yielded (`scf.yield`, `scf.condition`), goes to the
-receiving region or to the op's result, which is owned by the block holding the op. A
-buffer moves only if it is the root itself, owned by the block the move happens in, dead
-afterwards and not moved twice; otherwise a fresh copy moves. A root that does not move is
-freed by one `memref.dealloc` in its owner block after the last op that uses it or any view
-of it (a use nested in a region counts at the op holding the region), so every path frees
-it exactly once and nothing is freed while a view of it is in use
-(`contracts.check_buffer_ownership` checks exactly this discipline).
-
-Calling convention
-------------------
-Tensor arguments become identity-layout memref arguments (the callee only reads them; a
-caller passing a strided view copies it first). Tensor results become trailing memref
-out-parameters, in result order, that the caller allocates; the function returns only its
-scalar results. A result whose root is an ALLOC of the function's entry block is computed
-directly in the out-parameter (the alloc is replaced by it); anything else is copied into it.
+Calling convention: tensor arguments become identity-layout memref arguments the callee only
+reads; tensor results become trailing memref out-parameters the caller allocates.
+Details: docs/design/cpu-pipeline.md, "irgrad/lowering/bufferization/bufferize.py".
 """
 
 from __future__ import annotations

@@ -5,25 +5,15 @@ Input invariant: stage "gpu" (output of convert-parallel-loops-to-gpu): host fun
 memory are of rank-0 identity-layout buffers.
 
 Output IR: stage "kernels" of docs/design/gpu-pipeline.md. The module gets the
-`gpu.container_module` attribute and one `gpu.module @kernels` holding
-- one `gpu.func @<function>_kernel<k> kernel` per launch, in launch order: its arguments
-  are the values the launch body used from host code (buffers and scalars, in order of first
-  use); constants and `memref.get_global`s are cloned into the kernel instead; the
-  launch's block and thread ids and sizes become `gpu.block_id`/`thread_id`/`grid_dim`/
-  `block_dim`;
-- a public copy of every `memref.global` (device memory, initialized when the module loads).
+`gpu.container_module` attribute and one `gpu.module @kernels` holding one
+`gpu.func @<function>_kernel<k> kernel` per launch, in launch order (its arguments the values
+the launch body used from host code), and a public copy of every `memref.global`.
 
 Host code keeps its control flow and scalar arithmetic; its memory operations become the
-GPU runtime's, one runtime call each (irgrad/backends/gpu/host_code.py):
-- `gpu.launch` -> `gpu.launch_func @kernels::@name blocks in (...) threads in (...) args(...)`;
-- `memref.alloc` -> `gpu.alloc` (device memory), `memref.dealloc` -> `gpu.dealloc`;
-- `memref.copy` (same contiguous type) -> `gpu.memcpy` (device to device);
-- a host-level `memref.load` of device memory -> a `memref.alloca` of host memory, a
-  `gpu.memcpy` into it (device to host) and a load from it;
-- `memref.get_global` in host code stands for the device global of the same name;
-- `memref.alloca` (host scalars) and its loads and stores stay host memory.
-Function arguments are device buffers: copying the caller's arrays in and out is the
-runtime's, once per call of an entry function.
+GPU runtime's, one runtime call each (irgrad/backends/gpu/host_code.py): `gpu.launch_func`,
+`gpu.alloc`/`gpu.dealloc`, `gpu.memcpy`. Function arguments are device buffers: copying the
+caller's arrays in and out is the runtime's, once per call of an entry function.
+Details: docs/design/gpu-pipeline.md, "irgrad/lowering/gpu/gpu_kernel_outlining.py".
 """
 
 from __future__ import annotations

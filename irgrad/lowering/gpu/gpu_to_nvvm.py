@@ -7,25 +7,12 @@ Output IR: stage "nvvm" of docs/design/gpu-pipeline.md: each `gpu.module` holds 
 dialect ops; host code outside it is untouched. The device module is lowered on its own,
 by the CPU pipeline's conversions (memref, scf, arith, math, func, cf: the same memref
 model, bare pointers, and the same arithmetic semantics) plus:
-- `gpu.thread_id`/`block_id`/`block_dim`/`grid_dim` -> `llvm.call_intrinsic` of
-  `llvm.nvvm.read.ptx.sreg.{tid,ctaid,ntid,nctaid}.{x,y,z}` (i32), zero-extended to i64;
-- `gpu.barrier` -> `llvm.nvvm.barrier0` (`bar.sync 0`);
-- shared memory, a `memref.alloca` in memory space 3 -> an internal `llvm.mlir.global` in
-  address space 3 (no initializer: shared memory has none), its address cast to a generic
-  pointer;
-- math: transcendental functions are calls of libdevice's `__nv_*` functions (`__nv_expf`,
-  `__nv_log`, ...: NVPTX has no instruction for them and no C library), linked in by the
-  PTX translation (irgrad/backends/gpu/ptx.py); tanh on f32 (and f16/bf16) is the CPU
-  lowering's inline rational approximation, and functions LLVM lowers to PTX instructions
-  (sqrt, fma, fabs, floor, ceil, trunc, round, roundeven, copysign) stay intrinsics;
-- a kernel is an `llvm.func` with the `nvvm.kernel` attribute (the translation gives it
-  the `ptx_kernel` calling convention, which xDSL's verifier does not accept) whose pointer
-  arguments are in the global address space, `!llvm.ptr<1>`, each cast to a generic pointer
-  on entry. xDSL's llvm dialect has no `addrspacecast`: the casts are written as
-  `llvm.bitcast` between address spaces, which the translation emits as `addrspacecast`
-  (a bitcast cannot change address spaces in LLVM IR). Address arithmetic is on generic
-  pointers; LLVM's address-space inference turns their loads and stores back into
-  `ld.global`/`ld.shared`.
+- gpu ids and sizes -> NVVM special-register intrinsics; `gpu.barrier` -> `llvm.nvvm.barrier0`;
+- shared memory (memory space 3) -> an internal `llvm.mlir.global` in address space 3;
+- transcendental math -> calls of libdevice's `__nv_*` functions, linked by the PTX translation;
+- a kernel -> an `llvm.func` with the `nvvm.kernel` attribute whose pointer arguments are in
+  the global address space, cast to generic pointers on entry.
+Details: docs/design/gpu-pipeline.md, "irgrad/lowering/gpu/gpu_to_nvvm.py".
 """
 
 from __future__ import annotations

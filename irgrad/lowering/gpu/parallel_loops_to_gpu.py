@@ -6,29 +6,18 @@ dimension of a linalg op is a dimension of its `scf.parallel`).
 
 Output IR: stage "gpu" of docs/design/gpu-pipeline.md. Every function is host code with
 `gpu.launch` ops; every load and store of device memory is inside a launch, except
-host-level loads that host code needs (synchronous reads, rare). In detail:
+host-level loads that host code needs (synchronous reads, rare). In short:
 - An `scf.parallel` without reductions becomes one launch of ceil(N / b) blocks of b threads
-  (b = `block-size`, or N when smaller), N the number of points of the loop: its dimensions
-  are linearized row-major (the innermost dimension varies fastest across the threads of a
-  warp, so consecutive threads touch consecutive elements of a row-major buffer), each
-  thread computes its point from `blockIdx.x * blockDim.x + threadIdx.x` with a bounds
-  guard when N is not a multiple of b, and runs the loop body once. Index arithmetic is
-  done in i32 when every linear index fits. A large straight-line loop whose points divide
-  evenly runs several points per thread, strided so that each load stays coalesced
-  (`points-per-thread`; by default 4 from 2^20 points on, AUTO_MIN_POINTS). Reductions inside the body (`scf.for` over a
-  linalg op's reduction dimensions) stay sequential per thread: that is the work of one
-  output element; where the outputs are too few to fill the device, each output's loop is
-  first split into chunks run by their own threads and combined in order
-  (irgrad/lowering/gpu/split_reductions.py; `split-reductions=false` keeps one thread per output). `scf.parallel` nested in a body runs serially in its thread.
+  (b = `block-size`), its dimensions linearized row-major so loads coalesce; large loops run
+  several points per thread (`points-per-thread`); reductions inside the body stay sequential
+  per thread unless split (irgrad/lowering/gpu/split_reductions.py).
 - An `scf.parallel` with `scf.reduce`, and an `scf.for` reduction nest of host code raised
-  to one (irgrad/lowering/gpu/reductions.py), becomes a shared-memory tree reduction over
-  two kernels.
-- A `memref.copy` between different layouts becomes a copy kernel; a copy between buffers
-  of one contiguous type stays (gpu-kernel-outlining makes it a device-to-device memcpy).
-- The rest of host code is placed by irgrad/lowering/gpu/placement.py: small scalar buffers
-  become host memory, other device accesses become one-thread kernels.
+  to one (irgrad/lowering/gpu/reductions.py), becomes a shared-memory tree reduction.
+- A `memref.copy` between different layouts becomes a copy kernel.
+- The rest of host code is placed by irgrad/lowering/gpu/placement.py.
 A loop with no points disappears. A kernel body with an op that cannot run on the device
 (an allocation, a call) is a located error.
+Details: docs/design/gpu-pipeline.md, "irgrad/lowering/gpu/parallel_loops_to_gpu.py".
 """
 
 from __future__ import annotations
@@ -70,13 +59,10 @@ AUTO_POINTS_PER_THREAD = 4
 AUTO_MIN_POINTS = 1 << 20
 """`points-per-thread=0` (the default) runs 4 points per thread in straight-line loops of at
 least 2^20 points, one elsewhere. Why: a thread of a streaming kernel has one load in flight
-while it waits; at 2048 threads per SM that is 8 KiB per SM, about 1 MiB on a 132-SM H200,
-short of the ~1.5 MiB its ~4 TB/s needs over ~0.8 us of loaded latency (Little's law: W4 ran
-at 52% of copy bandwidth that way). Four loads issued back to back quadruple it. Below 2^20
-points a launch is a few microseconds, launch latency dominates, and four times fewer threads
-would leave SMs idle. Measured on an H200 (2026-11-30, benchmarks/GPU_RESULTS.md): W4's kernel
-at 1, 2, 4 and 8 points per thread reached 41-63%, 75-84%, 86-93% and 87-91% of copy
-bandwidth, at block sizes 128 to 1024."""
+while it waits, too few bytes in flight to cover the memory latency at full bandwidth
+(Little's law); four loads issued back to back quadruple it. Below 2^20 points launch latency
+dominates, and four times fewer threads would leave SMs idle. Figures: docs/design/gpu-pipeline.md,
+"Measurements moved from code comments"."""
 
 
 def host_level(op: Operation) -> bool:

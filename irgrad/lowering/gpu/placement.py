@@ -1,29 +1,21 @@
 """Host or device: where the ops of a function run once its parallel loops are kernels.
 
 After the loop nests became `gpu.launch` ops, a function still holds host-level ops that
-touch memory: stage "loops" initializes and finishes reductions with scalar loads and stores
-(`memref.store %zero, %out[]`), runs scatter-add rows as an `scf.for`, and keeps small
-scalar buffers (a loop counter stored into a `memref<i32>` to slice an array with). The
-contract of the pass output: every load and store of *device* memory is inside a kernel,
-except a host-level `memref.load` that host code needs (a loop bound, a slice offset, a
-returned scalar), which is a synchronous device-to-host read. This module establishes it:
+touch memory (reduction initializations, scatter-add rows as an `scf.for`, small scalar
+buffers). The contract of the pass output: every load and store of *device* memory is inside
+a kernel, except a host-level `memref.load` that host code needs (a loop bound, a slice
+offset, a returned scalar), which is a synchronous device-to-host read. This module
+establishes it in three steps:
 
-1. Host scalars. A small buffer (at most HOST_BUFFER_ELEMENTS elements) allocated in the
-   function whose every use is a load, store or dealloc directly in host code, and that
-   never stores a value computed from device memory, becomes a `memref.alloca`: host
-   memory, read and written by the host without any transfer.
-2. Work moves into kernels. A host-level load of device memory, a scalar op computing on
-   such values, or a view at an offset so computed, whose every user is inside kernels, is
-   cloned into those kernels (each computes it when it runs); a load moves only if no op
-   between it and the kernel may write its buffer (`may_alias` on the roots). So an index
-   read from device memory to slice a buffer costs no device-to-host read.
-3. Serial kernels. The remaining device work in host code (loads and stores of device
-   memory, the scalar ops that use their values, `scf` loops over them) is grouped into
-   maximal runs of consecutive ops, and each run becomes a one-thread `gpu.launch`. Pure
-   host ops inside a run move before it; deallocs move after it. A value a run computes and
-   code after it uses goes through a one-element device buffer: stored in the kernel, loaded
-   after it (step 2 then moves that load into the kernels that use it).
+1. Host scalars: a small buffer (at most HOST_BUFFER_ELEMENTS elements) used only by host
+   code, never holding a value computed from device memory, becomes a host `memref.alloca`.
+2. Work moves into kernels: a host-level load of device memory, or scalar work on it, used
+   only inside kernels is cloned into them (a load only when nothing between may write it).
+3. Serial kernels: the remaining device work in host code is grouped into maximal runs of
+   consecutive ops, each a one-thread `gpu.launch`; values crossing a run go through
+   one-element device buffers.
 What host code itself needs (a loop bound, a returned scalar) is read back from the device.
+Details: docs/design/gpu-pipeline.md, "irgrad/lowering/gpu/placement.py".
 """
 
 from __future__ import annotations

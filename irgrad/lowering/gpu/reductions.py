@@ -7,31 +7,15 @@ included), and a tree applies it as it is, in a fixed order, so a result does no
 from run to run; atomics exist for a few operations and types only and add in whatever
 order the threads arrive.
 
-Raising. Stage "loops" computes a full reduction (a linalg op whose every dimension is a
-reduction, such as a sum to a scalar) on the host side of any `scf.parallel`:
+Raising: stage "loops" computes a full reduction on the host side of any `scf.parallel`, as an
+`scf.for` nest whose accumulator's only use is the combining op. When that op is associative
+and commutative (COMBINERS) the nest becomes `scf.parallel ... { scf.reduce(f(%i)) { combine } }`
+(up to the rounding of float sums in another order); anything else stays serial.
 
-    %init = memref.load %out[]
-    %r = scf.for %i = %lb to %ub step %s iter_args(%acc = %init) -> (f32) {
-      ... %v = f(%i) ...                    // loads and scalar ops, no store
-      %n = arith.addf %acc, %v : f32         // the accumulator's only use
-      scf.yield %n : f32
-    }
-    memref.store %r, %out[]
-
-(with one such loop per reduced dimension, nested). When the combining op is associative
-and commutative (COMBINERS) the nest is the same computation as
-`scf.parallel (%i) init(%init) { scf.reduce(f(%i)) { combine } }`, up to the rounding of
-float sums in another order; anything else stays serial (and runs in one GPU thread).
-
-The tree, for N points, block size b (a power of two) and G = min(N, b*b) threads in
-B = ceil(G / b) blocks:
-- kernel 1: thread t (global index g < G) folds f(g), f(g + G), f(g + 2G), ... into a
-  register, writes it to shared memory, and the block halves the live range
-  (`s = b/2, ..., 1`: thread t < s combines element t + s into t if t + s is live), with a
-  barrier between steps; thread 0 writes the block's value to `partials[block]`;
-- kernel 2 (when B > 1): one block reduces the B partials the same way, and thread 0
-  stores combine(init, total) into a one-element device buffer, which the host code loads
-  (the GPU placement then moves that load into the kernel that uses it).
+The tree, for N points and block size b: kernel 1 has G = min(N, b*b) threads fold strided
+points into registers and each block reduce them in shared memory to one partial; kernel 2
+(when there is more than one block) reduces the partials and stores combine(init, total).
+Details: docs/design/gpu-pipeline.md, "irgrad/lowering/gpu/reductions.py".
 """
 
 from __future__ import annotations

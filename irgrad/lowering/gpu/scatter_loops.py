@@ -3,48 +3,21 @@ parallel loop over the row it updates, so the whole scatter is one kernel.
 
 Stage "loops" runs `nn.scatter_add` (irgrad/lowering/nn_to_linalg/indirect.py) as a host
 `scf.for` over the index positions, carrying the result buffer in place; each iteration
-reads its index, adds one row of updates into a temporary and copies it back:
+reads its index and adds one row of updates through a temporary, so as it stands each
+iteration is a kernel launch (and an allocation) from the host. Interchanged, it is one
+kernel: a thread per row element, each running the positions in their order. Each thread
+touches only its own element of each row, so every element sees its additions in exactly the
+serial order: the result is bit for bit the serial loop's (no atomics, whose order would
+vary from run to run).
 
-    %r = scf.for %p = %lb to %ub step %s iter_args(%acc = %init) -> (memref<...>) {
-      %i = memref.load %indices[%p]  ...                   // index arithmetic, no store
-      %row = memref.subview %acc[.., %i, ..] ...
-      %tmp = memref.alloc() : memref<row shape>
-      scf.parallel (%r...) {                               // one point per row element
-        %a = memref.load %row[%r...]   %v = f(...)   memref.store g(%a, %v), %tmp[%r...]
-      }
-      %row2 = memref.subview %acc[.., %i, ..] ...           // the same view again
-      memref.copy %tmp, %row2    memref.dealloc %tmp
-      scf.yield %acc
-    }
+The rewrite applies only where that argument holds, checked on the IR (one carried buffer
+yielded unchanged, no other writes, the row read and written through the same view at the
+loop's own induction variables); anything else is left as it was.
 
-As it stands each iteration is a kernel launch (and an allocation) from the host: a batch
-of 512 labels is 1024 launches. Interchanged,
-
-    scf.parallel (%r...) {
-      scf.for %p = %lb to %ub step %s {
-        %i = ...   %a = memref.load %row[%r...]   memref.store g(%a, %v), %row[%r...]
-      }
-    }
-
-is one kernel: a thread per row element, each running the positions in their order. Point
-%r reads and writes only element %r of each row, so the threads touch disjoint elements and
-every element sees its additions in exactly the serial order: the result is bit for bit
-the serial loop's (no atomics, whose order would vary from run to run).
-
-The rewrite applies only where that argument holds, checked on the IR: the loop carries
-one buffer and yields it unchanged; nothing before the `scf.parallel` writes memory or
-reads the carried buffer; the `scf.parallel` has no reductions and bounds defined outside
-the loop; it stores only to the temporary, at its own induction variables; it reads the
-carried buffer only through a view with the same operands as the one copied into, at its
-own induction variables; the temporary is used by nothing else. Anything else is left as
-it was.
-
-Rows too short to fill a warp (take_along_axis's gradient writes rows of one element: a
-thread per row element would be one thread running every position) get the other
-deterministic strategy when the work allows it: a thread per element of the whole
-destination, each scanning every position and adding those whose index is its own row.
-That is rows x row elements threads doing positions checks each (at most OWNER_WORK in all),
-and again each element gets its additions in the serial order.
+Rows too short to fill a warp get the other deterministic strategy when the work allows it
+(at most OWNER_WORK position checks in all): a thread per element of the whole destination,
+each scanning every position and adding those whose index is its own row.
+Details: docs/design/gpu-pipeline.md, "irgrad/lowering/gpu/scatter_loops.py".
 """
 
 from __future__ import annotations

@@ -1,48 +1,24 @@
 """Few long reductions on the GPU: each output's reduction loop split into chunks that run in
 parallel, then combined per output, so a column sum uses the whole device.
 
-Stage "loops" runs a linalg reduction whose parallel dimensions are small (a bias gradient:
-2048 columns summed over a batch of 8192 rows; 10 logits' columns) as one `scf.parallel` point
-per output element, each running the whole reduction `scf.for`:
-
-    scf.parallel (%i) = (0) to (2048) step (1) {
-      %init = memref.load %out[%i]
-      %r = scf.for %k = %c0 to %c8192 step %c1 iter_args(%a = %init) -> (f32) {
-        %x = memref.load %in[%k, %i]    %n = arith.addf %a, %x    scf.yield %n
-      }
-      memref.store %r, %out[%i]
-    }
-
-On a GPU that is 2048 threads (8 blocks: 8 of an H200's 132 SMs busy), each with 8192 loads
-in a chain; 10 outputs are 10 threads. Split into S chunks of the reduction,
-
-    %partial = memref.alloc() : memref<S x 2048 x f32>
-    scf.parallel (%c, %i) = (0, 0) to (S, 2048) step (1, 1) {   // S * 2048 threads
-      %p = scf.for %k = chunk c iter_args(%a = identity) { same body }
-      memref.store %p, %partial[%c, %i]
-    }
-    scf.parallel (%i) = (0) to (2048) step (1) {                 // the original loop, whose
-      %init = memref.load %out[%i]                                // reduction now reads the
-      %r = scf.for %c = 0 to S iter_args(%a = %init) {            // S partial results in order
-        %x = memref.load %partial[%c, %i]   %n = arith.addf %a, %x   scf.yield %n
-      }
-      memref.store %r, %out[%i]
-    }
-    memref.dealloc %partial
+Stage "loops" runs a linalg reduction whose parallel dimensions are small (a bias gradient, a
+few logits' columns) as one `scf.parallel` point per output element, each running the whole
+reduction `scf.for`: few threads, each with a long chain of loads. Split into S chunks, a
+first `scf.parallel` over (chunk, output) writes S partial results per output, and the original
+loop then reduces the S partials in order.
 
 S = min(K / MIN_CHUNK, ceil(TARGET_THREADS / P)) for P output points and K iterations, applied
-where S >= 2 and K >= MIN_SPLIT_TRIPS (2048: a shorter loop costs less than the launch the
-split adds, as measured on an H200). The chunk index is the outer dimension, so consecutive threads still read
-consecutive elements (coalesced), and the partial results are written and read the same way.
-The order of the combination is fixed (chunks in order, each from the combiner's identity),
-so results are reproducible, but it is not the serial order: sums and products round
-differently (max and min are exact), as with the CPU's scf-split-reductions.
+where S >= 2 and K >= MIN_SPLIT_TRIPS (a shorter loop costs less than the launch the split
+adds). The chunk index is the outer dimension, so loads stay coalesced. The order of the
+combination is fixed, so results are reproducible, but it is not the serial order: sums and
+products round differently (max and min are exact), as with the CPU's scf-split-reductions.
 
 Applies to an `scf.parallel` without reductions whose dimensions start at 0 with step 1 and
 have constant sizes, whose body holds, at its top level, one `scf.for` with constant bounds
 carrying one float value combined by one `arith.addf` / `mulf` / `maximumf` / `minimumf`
 (split_reductions' recognizer), and no op before that loop that writes memory (they are
 cloned into the first loop). Anything else is left as it is.
+Details: docs/design/gpu-pipeline.md, "irgrad/lowering/gpu/split_reductions.py".
 """
 
 from __future__ import annotations
@@ -106,12 +82,10 @@ def _candidate(parallel: scf.ParallelOp) -> tuple[scf.ForOp, Operation, list[int
 
 MIN_SPLIT_TRIPS = 2048
 """The shortest reduction that is split. Why: the split costs a kernel launch (its combining
-pass), about 18 us of host time per launch in a host-bound step, while a thread's serial loop
-costs about 6 ns an iteration. Measured on an H200 (2026-11-30, benchmarks/gpu_workloads.py
-split-ab, six alternating rounds): splitting W1's 128-row and W2's 512-row bias gradients
-saved at most 9 us of device time per step and made the resident step 5% (W1, 1.033 against
-0.978 ms) and 2.5% (W2, 1.126 against 1.098 ms) slower. At 2048 iterations the serial loop
-(~12 us) is worth a launch; a column sum over tens of thousands of rows gains far more."""
+pass), while a thread's serial loop is cheap per iteration, so short reductions (a bias
+gradient over a small batch) run slower split; from about 2048 iterations the serial loop is
+worth a launch, and a column sum over tens of thousands of rows gains far more.
+Figures: docs/design/gpu-pipeline.md, "Measurements moved from code comments"."""
 
 
 def split_count(points: int, trips: int) -> int:

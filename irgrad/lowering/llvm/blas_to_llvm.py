@@ -14,15 +14,9 @@ through unrealized casts, as in convert-memref-to-llvm, so run this pass before 
 The CPU runtime (irgrad/backends/cpu/blas.py) defines both symbols, in every process that
 loads such code.
 
-The factorizations become calls of the entry points of irgrad/backends/cpu/lapack/ (p = s for
-f32, d for f64; the same row-major conventions, leading dimensions the first strides):
-
-    blas.potrf -> irgrad_lapack_{p}potrf(i64 n, ptr a, i64 lda)
-    blas.trsm  -> irgrad_lapack_{p}trsm(i64 lower, i64 unit, i64 n, i64 k, ptr a, i64 lda, ptr b, i64 ldb)
-    blas.getrf -> irgrad_lapack_{p}getrf(i64 n, ptr a, i64 lda, ptr pivots, ptr permutation)
-    blas.syevd -> irgrad_lapack_{p}syevd(i64 n, ptr a, i64 lda, ptr w)
-    blas.gesdd -> irgrad_lapack_{p}gesdd(i64 m, i64 n, ptr a, i64 lda, ptr s, ptr u, i64 ldu, ptr vt, i64 ldvt)
-    blas.geqrf -> irgrad_lapack_{p}geqrf(i64 m, i64 n, ptr q, i64 ldq, ptr r, i64 ldr)
+The factorizations become calls of `irgrad_lapack_{s,d}<routine>` (irgrad/backends/cpu/lapack/;
+the same row-major conventions, leading dimensions the first strides).
+Their signatures: docs/design/cpu-backend.md, "irgrad/lowering/llvm/blas_to_llvm.py".
 """
 
 from __future__ import annotations

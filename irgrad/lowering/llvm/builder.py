@@ -109,7 +109,7 @@ class LLVMBuilder:
         value &= (1 << width) - 1
         if value >= 1 << (width - 1):
             value -= 1 << width
-        # Keyed by (value, width): the IntegerAttr (14 us to build) only on a miss.
+        # Keyed by (value, width): the IntegerAttr, slow to build, only on a miss.
         return self._constant(
             (value, width), lambda: IntegerAttr.from_bool(value != 0) if width == 1 else IntegerAttr(value, t), t
         )

@@ -5,23 +5,16 @@ integers). Output IR: `llvm` ops on i64 (`index` is i64, see type_conversion.py)
 dialects' ops reach them through `builtin.unrealized_conversion_cast` (removed by
 `reconcile-unrealized-casts`).
 
-The patterns are MLIR's IndexToLLVM (mlir/lib/Conversion/IndexToLLVM/IndexToLLVM.cpp):
-- add/sub/mul/and/or/xor/shl/shrs/shru are one llvm op each; maxs/maxu/mins/minu the
-  `llvm.smax`/`umax`/`smin`/`umin` intrinsics; cmp is `llvm.icmp` with the same predicate;
-  casts/castu sign/zero-extend or truncate; constant, bool.constant and sizeof (64) are
-  `llvm.mlir.constant`s;
-- divisions (divs/divu/rems/remu/floordivs/ceildivs/ceildivu) are not MLIR's expansions but
-  convert-arith-to-llvm's `integer_division`, one lowering for both dialects: floor and
-  ceiling from the truncating quotient q and remainder r (q -/+ 1 where r != 0 and r has the
-  divisor's other / same sign). MLIR's ceildivs expansion computes `-n`, which wraps for
-  n = INT_MIN (ceildivs(INT_MIN, 2) came out +2^62); this one is exact for every defined
-  input, as the interpreter computes it.
+The patterns are MLIR's IndexToLLVM (mlir/lib/Conversion/IndexToLLVM/IndexToLLVM.cpp), except
+the divisions, which use convert-arith-to-llvm's `integer_division` (one lowering for both
+dialects, exact for every defined input, as the interpreter computes it; MLIR's ceildivs
+expansion wraps for INT_MIN).
 
-One deviation, shared with convert-arith-to-llvm: division never traps. MLIR's `llvm.sdiv`
-on a zero divisor or INT_MIN / -1 is undefined and a SIGFPE on x86 would kill the process,
-so a zero divisor, and INT_MIN / -1 for the signed kinds, divide by 1 instead (the quotient
-is then the dividend, wrapped for INT_MIN, the remainder 0). The index dialect leaves these
-cases undefined; the reference interpreter raises on them.
+One deviation, shared with convert-arith-to-llvm: division never traps. A zero divisor, and
+INT_MIN / -1 for the signed kinds, divide by 1 instead (the quotient is then the dividend,
+wrapped for INT_MIN, the remainder 0), where `llvm.sdiv` would be undefined (a SIGFPE on x86).
+The index dialect leaves these cases undefined; the reference interpreter raises on them.
+Details: docs/design/cpu-backend.md, "irgrad/lowering/llvm/index_to_llvm.py".
 """
 
 from __future__ import annotations

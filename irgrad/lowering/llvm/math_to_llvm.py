@@ -5,31 +5,19 @@ ctpop). Output IR: `llvm.call_intrinsic` (`llvm.exp.f32`, ...), `llvm.call` of l
 functions declared in the module, or inline expansions; unrealized casts join the
 unconverted ops.
 
-Which implementation, and why (the reference interpreter runs numpy, whose f32/f64
-functions are correctly rounded or within an ulp or two):
-- LLVM intrinsics where LLVM has one: fabs, ceil, floor, trunc, round, roundeven, sqrt,
-  copysign, fma, exp, exp2, log, log2, log10, sin, cos, tan, asin, acos, atan, atan2, sinh,
-  cosh, pow, and tanh on f64. The arithmetic ones become instructions; the transcendental
-  ones become calls of the C library's (glibc's) functions, accurate to an ulp or so.
-- libm calls for what has no intrinsic: expm1, log1p, cbrt, asinh, acosh, atanh, erf.
-- tanh on f32 (and f16/bf16, computed in f32): an inline rational approximation (the one
-  XLA and Eigen use: x*P(x^2)/Q(x^2), |x| clamped to 7.905, Horner steps as fused
-  multiply-adds, the final division approximate on the GPU), within 7 ulp of the exact tanh
-  (measured: 6.9 on the CPU; a model of the GPU's reciprocal, 6.4), because it vectorizes: a
-  fused elementwise tanh loop becomes SIMD code instead of one libm call per element, and on
-  the GPU it is about 20 instructions instead of about 40. NaN propagates, tanh(+-inf)
-  is +-1, and |x| < 4e-4 returns x exactly.
-- exp flushes subnormal results to 0 (XLA's CPU backend flushes them too): below ln of the
-  smallest normal float (f32 -87.33, f64 -708.3) it returns 0 and never calls exp. glibc's
-  vector expf/exp (libmvec, which vectorized loops call) leave their fast path there for
-  scalar code per lane, 12-16x slower, and a masked softmax (scores of -3e38 or -inf) or any
-  underflowing exp sends half its elements there. (The top end, exp overflowing to inf, is
-  left to the library.)
-- rsqrt is 1 / sqrt(x) (two roundings, as the interpreter computes it); fpowi is
-  pow(x, (float)n).
-- f16 and bf16: every function but the exact ones (abs, copysign, ceil, floor, trunc,
-  round, roundeven) is computed in f32 and rounded once, the interpreter's rule.
+Which implementation (the reference interpreter runs numpy, correctly rounded or within an
+ulp or two):
+- LLVM intrinsics where LLVM has one (arithmetic ones become instructions, transcendental
+  ones calls of glibc's functions); libm calls for what has none (expm1, log1p, cbrt, ...).
+- tanh on f32 (and f16/bf16, computed in f32): an inline rational approximation (XLA's and
+  Eigen's), within 7 ulp of the exact tanh, because it vectorizes, and on the GPU it is
+  shorter than a call.
+- exp flushes subnormal results to 0 (as XLA's CPU backend does): glibc's vector exp leaves
+  its fast path for such lanes and runs much slower there.
+- rsqrt is 1 / sqrt(x); fpowi is pow(x, (float)n); f16 and bf16 functions but the exact ones
+  are computed in f32 and rounded once, the interpreter's rule.
 - `math.ipowi` has no lowering (no loop construct at this level).
+Details: docs/design/cpu-backend.md, "irgrad/lowering/llvm/math_to_llvm.py".
 """
 
 from __future__ import annotations

@@ -14,12 +14,10 @@ Output IR: a memref value is one `!llvm.ptr` to the first element of its view.
   return of the function, so a large buffer cannot overflow the stack;
 - `memref.copy`: `llvm.memcpy` when source and target are both contiguous, else an
   `scf.for` nest of element loads and stores (so this pass runs before convert-scf-to-cf);
-- `memref.global`: an `llvm.mlir.global` (internal unless public, 64-byte aligned) holding
-  the elements in their storage type, zeros when uninitialized; `memref.get_global`:
-  `llvm.mlir.addressof`;
+- `memref.global`: an `llvm.mlir.global` (internal unless public, 64-byte aligned, zeros when
+  uninitialized); `memref.get_global`: `llvm.mlir.addressof`;
 - `memref.cast`, `collapse_shape`, `expand_shape`, `reinterpret_cast` (static): the same
   pointer; `memref.dim`, `memref.rank`: constants; `memref.assume_alignment`: erased.
-Values of other dialects reach these ops through unrealized casts.
 """
 
 from __future__ import annotations

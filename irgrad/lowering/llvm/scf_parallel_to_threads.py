@@ -9,22 +9,14 @@ computes the same values as the serial loop, bit for bit.
 
 Input invariant: stage "loops" (scf, memref, arith, math, func); runs first in
 `convert-to-llvm`, before `convert-scf-parallel-to-scf` serializes what is left.
-Output IR, per converted loop:
-- `func.func private @<function>_parallel<k>(%ctx: !llvm.ptr, %begin: i64, %end: i64)`,
-  placed before its function: it loads the loop's captured values from `ctx` (one 8-byte
-  slot each: a memref as its data pointer, a scalar as its llvm type, both through
-  `builtin.unrealized_conversion_cast`, which convert-to-llvm reconciles) and runs the
-  original `scf.parallel`, its first dimension narrowed to iterations `[begin, end)`;
-  constants are cloned, not captured;
-- at the loop's place: an `llvm.alloca` of the slots (in the entry block), stores of the
-  captured values, and `llvm.call @irgrad_parallel_for(addressof @..._parallel<k>, ctx, n)`,
-  n the first dimension's trip count.
-Which loops: outermost `scf.parallel`s (not nested in another) without reductions, heap
-allocations or `cf.assert`s in their body (a failed allocation or runtime check becomes an
-error only on the calling thread), whose
-bounds are constants and whose estimated work (iterations times the ops they run, nested
-serial loops with constant bounds multiplied in) is at least `min-work`; below that, waking
-the other threads costs more than it saves. Loops with reductions stay serial for now.
+Output IR, per converted loop: `func.func private @<function>_parallel<k>(%ctx, %begin, %end)`
+running the original loop narrowed to `[begin, end)`, its captured values loaded from `ctx`; at
+the loop's place, the captured values stored into slots and
+`llvm.call @irgrad_parallel_for(addressof @..._parallel<k>, ctx, n)`.
+Which loops: outermost `scf.parallel`s without reductions, heap allocations or `cf.assert`s in
+their body, with constant bounds and estimated work at least `min-work`; below that, waking
+the other threads costs more than it saves.
+Details: docs/design/cpu-backend.md, "irgrad/lowering/llvm/scf_parallel_to_threads.py".
 """
 
 from __future__ import annotations

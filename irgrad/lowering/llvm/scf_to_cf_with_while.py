@@ -11,16 +11,9 @@ the for around it in another would leave a multi-block region inside the remaini
 which its verifier rejects). The name differs from xDSL's because irgrad never shadows an
 xDSL pass.
 
-`scf.while` follows MLIR's SCFToControlFlow:
-
-    cf.br ^before(%init)
-  ^before(%args):            // the `before` region
-    ...
-    cf.cond_br %cond, ^after(%vals), ^continue(%vals)
-  ^after(%vals):             // the `do` region
-    ...
-    cf.br ^before(%next)
-  ^continue(%results):       // what followed the scf.while
+`scf.while` follows MLIR's SCFToControlFlow: a branch to the `before` block, whose
+`cf.cond_br` goes to the `do` block (which branches back) or to the code after the loop.
+The block structure: docs/design/cpu-backend.md, "irgrad/lowering/llvm/scf_to_cf_with_while.py".
 """
 
 from __future__ import annotations

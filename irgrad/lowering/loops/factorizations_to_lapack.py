@@ -3,23 +3,20 @@
 Input invariant: stage "bufferized", with the private functions `nn-expand-factorizations`
 outlined (tagged `irgrad.factorization = {kind, lower, unit_diagonal}`; their reference loops,
 or declarations with `references=false`, which get a body here), now on memrefs in the
-bufferized calling convention: read-only inputs, then one out-parameter per result:
-
-    potrf: (%a, %l)             trsm: (%a, %b, %x)             getrf: (%a, %lu, %piv, %perm)
-    syevd: (%a, %w, %v)         gesdd: (%a, %u, %s, %vt)       geqrf: (%a, %q, %r)
+bufferized calling convention: read-only inputs, then one out-parameter per result.
 
 Output IR: each such function's body becomes a copy of the matrix that is factored in place
-(A into L, LU, V or Q, B into X; gesdd, which destroys its A, copies A into a scratch
-`memref.alloc` freed at the end) and, per batch element (an `scf.for` nest over the leading
-dimensions, none for a single matrix), one `blas.potrf` / `blas.trsm` / `blas.getrf` /
-`blas.syevd` / `blas.gesdd` / `blas.geqrf` on the 2-D (and 1-D: w, s, pivots) subviews.
-`convert-blas-to-llvm` turns those into calls of the runtime's LAPACK entry points
-(irgrad/backends/cpu/lapack/). The function's old body, the reference loop, is the
-specification these calls meet; a pipeline without this pass (the GPU's) keeps it.
+(gesdd, which destroys its A, copies it into a scratch buffer) and, per batch element (an
+`scf.for` nest over the leading dimensions), one `blas.potrf` / `trsm` / `getrf` / `syevd` /
+`gesdd` / `geqrf` on the 2-D (and 1-D) subviews; `convert-blas-to-llvm` turns those into calls
+of the runtime's LAPACK entry points (irgrad/backends/cpu/lapack/). The function's old body,
+the reference loop, is the specification these calls meet; a pipeline without this pass (the
+GPU's) keeps it.
 
 Why after bufferization: the library routines work in place on buffers, and the function
 boundary gives exactly the buffers they need, fresh and owned (the out-parameters), with no
 bufferization rule of their own.
+Details: docs/design/cpu-pipeline.md, "irgrad/lowering/loops/factorizations_to_lapack.py".
 """
 
 from __future__ import annotations

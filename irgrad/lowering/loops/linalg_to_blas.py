@@ -2,40 +2,23 @@
 
 Why: a GEMM is where a training step spends its time, and a tuned BLAS (packing, register
 blocking, AVX-512 kernels, its own threads) runs it at several times the speed LLVM gets from
-the generic loop nest. Below `min-flops` (2*m*n*k) the loop nest stays: the call costs about a
-microsecond and small products vectorize well enough.
+the generic loop nest. Below `min-flops` (2*m*n*k) the loop nest stays: the call has a fixed
+cost and small products vectorize well enough.
 
 Input invariant: stage "bufferized" (linalg ops on memrefs with static shapes).
 Output IR: the same, with each eligible `linalg.matmul` replaced by a `blas.gemm`:
 - eligible: f32 or f64 in all three operands, every operand 2-D with unit stride in its last
   dimension (the identity layout, or a strided one like a row slice of a matrix);
-- the zero fill of the output that bufferization puts right before the matmul becomes
-  `beta = 0` (and goes away) when nothing between the two touches the output's buffer;
-  otherwise `beta = 1` accumulates into the output, the matmul's own semantics;
-- an operand that is a transposed copy (a `linalg.generic` whose body only yields its input,
-  read through `(d0, d1) -> (d1, d0)`, written to a fresh buffer) is replaced by the copy's
-  source with the gemm's transpose flag, when nothing between the copy and the matmul writes
-  the source's buffer; the copy, its buffer and its dealloc go once nothing else reads them.
-  This is the backward pass's `x^T @ dy` and `dy @ W^T`: no transposed copy is made.
-- a batched matmul (the `linalg.generic` nn.matmul lowers to when it has batch dimensions:
-  loops `(b..., m, n, k)`, maps `A: (b..., m, k)`, `B: (b..., k, n)`, `C: (b..., m, n)`,
-  one reduction `k`, body exactly `acc + a * b` with `arith.mulf`/`arith.addf` in the
-  element type) on f32/f64 memrefs with static shapes and unit last strides, of at least
-  `min-flops` in all (2*m*n*k times the batch size), becomes an `scf.for` nest over the
-  batch dimensions of C (none for a batch dimension of size 1) whose body takes rank-reducing
-  `memref.subview`s of A, B and C at that batch index (2-D, `strided<[s, 1], offset: ?>`)
-  and calls `blas.gemm` on them. An operand whose map leaves out batch dimensions
-  (broadcasting: `(3,40,50) @ (50,60)`, or a constant index like `(0, d1, d3)` for a size-1
-  batch dimension) reads the same matrix for those; a subview that depends on no loop
-  variable is taken once, before the nest (a 2-D operand is used as it is). An operand map
-  ending in `(k, m)` for A or `(n, k)` for B sets the transpose flag: this is how the
-  backward pass's `dC @ B^T` and `A^T @ dC` reach this pass once linalg-fuse-elementwise has
-  folded the transposes into the generic's maps. C's zero fill becomes `beta = 0` as for a
-  matmul (every batch slice of C is written exactly once). A separate transposed copy (a
-  batched transpose generic) is not folded: it stays, and the gemm reads the copy.
+- the zero fill of the output right before the matmul becomes `beta = 0` when nothing between
+  touches the output's buffer; otherwise `beta = 1`;
+- an operand that is a transposed copy is replaced by the copy's source with the gemm's
+  transpose flag (the backward pass's `x^T @ dy` and `dy @ W^T` make no transposed copy);
+- a batched matmul `linalg.generic` of at least `min-flops` becomes an `scf.for` nest over the
+  batch dimensions calling `blas.gemm` on 2-D subviews.
 Anything else (integer matmuls, f16/bf16 contractions which are generics, contractions of
 other shapes or bodies) is left to convert-linalg-to-parallel-loops. A linalg.matmul or
 linalg.generic on tensors is outside the contract: a located error (run bufferize first).
+Details: docs/design/cpu-pipeline.md, "irgrad/lowering/loops/linalg_to_blas.py".
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """`convert-linalg-to-parallel-loops`: linalg ops on memrefs to `scf.parallel`/`scf.for` nests.
 
 Input invariant: stage "bufferized" of docs/design/cpu-pipeline.md (linalg ops on memrefs,
-static shapes). Output IR: stage "loops": no linalg op remains; each became
-
-    scf.parallel (parallel dims) {           // omitted when the op has none
-      acc = memref.load out[...]             // once per output, before the reductions
-      scf.for (reduction dims) iter_args(acc) {
-        x = memref.load in[map(ivs)] ...     // one load per input the body reads
-        <the op's body, linalg.index -> induction variables>
-        scf.yield new_acc
-      }
-      memref.store acc, out[...]
-    }
+static shapes). Output IR: stage "loops": no linalg op remains; each became an `scf.parallel`
+over its parallel dimensions (omitted when it has none) holding an `scf.for` nest over its
+reduction dimensions that carries the output element in a register (loaded once before the
+reductions, stored once after).
 
 Every structured op works this way (`linalg.generic`, `fill`, `copy`, `matmul`, `transpose`,
 the named elementwise ops, conv and pooling), and `linalg.broadcast` and `linalg.reduce`
@@ -19,19 +12,13 @@ the named elementwise ops, conv and pooling), and `linalg.broadcast` and `linalg
 are the indexing maps evaluated with `arith` on `index` (affine `mod` is non-negative, so it
 is a `remsi` with a correction).
 
-Loop order. The op's iteration order is kept: its parallel dimensions, outermost first, are
-one `scf.parallel`; its reduction dimensions are an `scf.for` nest inside it carrying each
-output element in a register (loaded once, stored once), so the reduction order per element
-is the op's. One exception (option `reorder_reductions`, on by default): for a matmul-like op
--- at least one reduction and one parallel dimension, the outputs' fastest-varying index is
-a parallel dimension j, and every input either does not use j or uses it alone as its own
-fastest-varying index -- j moves innermost, below the reductions, as a one-dimensional
-`scf.parallel` (still a parallel loop, serial once lowered), with the output element
-accumulated in memory: `C[i,j] += A[i,k] * B[k,j]` runs as i (parallel), k, j,
-and a column sum `out[j] += x[i,j]` as i, j (serial: 24 times faster on 512x2048 than one
-strided column per parallel j), so the innermost loop walks the rows contiguously and LLVM
-can vectorize it. Each output
-element still sees its reduction terms in the same order, so results are bit-identical.
+Loop order: the op's iteration order is kept, so the reduction order per element is the op's.
+One exception (option `reorder_reductions`, on by default): for a matmul-like op the output's
+fastest-varying parallel dimension moves innermost, below the reductions, with the output
+element accumulated in memory, so the innermost loop walks rows contiguously and LLVM can
+vectorize it. Each output element still sees its reduction terms in the same order, so
+results are bit-identical.
+Details: docs/design/cpu-pipeline.md, "irgrad/lowering/loops/linalg_to_parallel_loops.py".
 """
 
 from __future__ import annotations

@@ -1,52 +1,23 @@
 """`scf-split-reductions{lanes=8 block=1024}`: a float reduction loop in a fixed, blocked order.
 
 Why: a reduction lowered to loops is one chain, `acc = acc + f(x[i])`, every addition waiting
-for the previous one (4 cycles each): a 4M-element f32 sum ran at a fifth of numpy's speed,
-with a relative error of 4e-3 (a chain of 4M roundings), and LLVM may not vectorize it without
-fast-math (`reassoc`), which irgrad only uses where the user asks. Summing in another fixed
-order is not fast-math, it is a different, well-defined order. This pass uses:
-
-1. Blocks: iterations lb .. lb + k * block in blocks of `block`. Each block is reduced into
-   `lanes` partial results of its own, starting from the identity, lane j taking the block's
-   iterations j, j + lanes, j + 2 lanes, ...; then running lane j = running lane j . block
-   lane j (the running lanes start as: lane 0 the loop's initial value, the others the
-   identity).
-2. The iterations after the last whole block, as long as whole rounds of `lanes` remain:
-   lane j takes iterations j, j + lanes, ... on the running lanes.
-3. The lanes pairwise: ((l0 . l1) . (l2 . l3)) . ...
-4. The last (ub - lb) mod lanes iterations, in order, on that value.
-
-The order depends only on `lanes` and `block`, never on the machine, so results are
-reproducible (and the interpreter runs the same order); chains are at most block / lanes +
-n / block long instead of n, so sums are far more accurate (a 2^22-element f32 sum of squares:
-relative error 4e-3 as one chain, 1e-6 here; numpy's pairwise sum: 1e-8); and the `lanes`
-independent chains are what LLVM's SLP vectorizer turns into vector instructions. Max and min
-are exact in any order: their loops skip the blocks (step 2 only), unless the body calls a
-math function.
-
-Blocks are independent until step 1 combines them, in block order. A loop outside any
-`scf.parallel` (a whole-array sum) therefore computes its blocks in an `scf.parallel` (which
-convert-scf-parallel-to-threads may give to the thread pool) into a heap buffer of blocks x
-lanes values, then combines them with an `scf.for`: the same bits on one thread or many
-(4M-element f32 sum: 0.49 ms -> 0.16 ms on 2 cores). Inside a parallel loop (the rows of a
-row-wise sum, already the parallel dimension) the blocks run in an `scf.for`.
-
-A body that calls a math function (exp, log, pow, ...: a logsumexp, a softmax's sum) is not
-packed by the SLP vectorizer, whose cost model prices a vector call as `lanes` scalar ones.
-There a block's values are first computed by an elementwise loop into a stack buffer
-(`memref.alloca`, a plain loop LLVM vectorizes with libmvec's SIMD functions), and the block's
-lanes then take them from the buffer, in the order above.
+for the previous one: slow, and inaccurate for long loops (a chain of n roundings), and LLVM
+may not vectorize it without fast-math (`reassoc`), which irgrad only uses where the user
+asks. Summing in another fixed order is not fast-math, it is a different, well-defined order:
+blocks of `block` iterations, each reduced into `lanes` partial results, the lanes combined
+pairwise, the remainder in order. The order depends only on `lanes` and `block`, so results
+are reproducible (the interpreter runs the same order); chains are at most block / lanes +
+n / block long instead of n; and the `lanes` independent chains are what LLVM's SLP vectorizer
+turns into vector instructions. Max and min are exact in any order and skip the blocks.
+Outside any `scf.parallel`, the blocks run in an `scf.parallel` (the same bits on one thread
+or many); a body calling a math function first computes a block's values into a stack buffer.
 
 Input: `scf.for` loops with constant bounds, step 1 and at least 2 * `lanes` iterations,
-carrying exactly one float value whose only use in the body is one combiner op: `arith.addf`,
-`arith.mulf` (new order: rounding changes, towards the exact result), `arith.maximumf`,
-`arith.minimumf` (associative and commutative, NaN and signed zeros included: the result is
-bit-identical), with the combiner's result used only by the `scf.yield`. Anything else is left
-as it is (integer reductions: LLVM vectorizes those itself, exactly).
-Output: the blocked loop, the split loop (body cloned `lanes` times; iterations run in their
-original order, so stores and loads in the body happen in the same order as before), the
-pairwise combination, and a loop for the remainder. The lanes start at the combiner's identity: -0.0 for addf
-(x + -0.0 == x for every x, -0.0 included), 1.0 for mulf, -inf/+inf for maximumf/minimumf.
+carrying exactly one float value whose only use in the body is one combiner op (`arith.addf`,
+`mulf`, `maximumf`, `minimumf`) used only by the `scf.yield`. Anything else is left as it is.
+Output: the blocked loop, the split loop, the pairwise combination, and a loop for the
+remainder; the lanes start at the combiner's identity (-0.0 for addf).
+Details: docs/design/cpu-pipeline.md, "irgrad/lowering/loops/scf_split_reductions.py".
 """
 
 from __future__ import annotations

@@ -2,29 +2,21 @@
 
 Why: LLVM's function passes (the loop vectorizer, induction-variable simplification) recompute
 their analyses for the whole function after each loop they change, so their time grows about
-quadratically in the size of one function. A traced training step is one function: a one-block
-transformer's step (3,300 ops at stage "loops", 10,000 lines of LLVM IR) spent 2.5 s in LLVM's
-optimizer, two blocks 7.3 s, four blocks 22 s. Cut into functions of about `chunk-ops` ops, the
-optimizer's time is linear in the program (docs/design/cpu-backend.md, "Compile time").
+quadratically in the size of one function, and a traced training step is one function. Cut
+into functions of about `chunk-ops` ops, the optimizer's time is linear in the program
+(figures: docs/design/cpu-backend.md, "Measured").
 
 Input: stage "loops" (memrefs, scf loops). A `func.func` with one block and more than `max-ops`
 ops (nested ones included) has its top-level ops grouped, in order, into chunks of about
 `chunk-ops` ops; each chunk becomes a private function (`no_inline`, so LLVM keeps it apart)
-called where the chunk ended. What stays in the caller:
-- ops that produce memrefs (`memref.alloc`, `alloca`, `get_global`, views): they are hoisted
-  above the call when their operands allow it (they have no other effect), so a buffer is an
-  argument of the chunks that use it; one whose operands the chunk computes ends the chunk;
-- `memref.dealloc`: sunk below the call (a buffer's last use is in the chunk);
-- constants: each chunk clones the constants it uses (LLVM folds them into its code).
-A chunk's scalar results that later ops use are returned by its function.
-
-The chunk's memref arguments get `llvm.noalias` where that is provably true: their buffers
-(through views: `ir_queries.root`) are distinct fresh allocations, or both are only read in the
-chunk. LLVM knew as much in the one function (distinct `aligned_alloc` results never alias) and
-vectorizes the chunks' loops without run-time overlap checks.
+called where the chunk ended. Ops that produce memrefs are hoisted above the call, deallocs
+sunk below it, constants cloned into each chunk; a chunk's scalar results that later ops use
+are returned by its function. Memref arguments get `llvm.noalias` where that is provably true
+(distinct fresh allocations, or both only read in the chunk).
 
 Output: the same ops in the same order of effects, in more functions. Smaller chunks than a
 quarter of `chunk-ops` are left in place.
+Details: docs/design/cpu-pipeline.md, "irgrad/lowering/loops/split_large_functions.py".
 """
 
 from __future__ import annotations

@@ -3,49 +3,21 @@
 MLIR's ElementwiseOpFusion for irgrad's stage "linalg": a generic that reads, as one of its
 inputs, the result of an all-parallel generic (the producer) absorbs the producer's body, so a
 chain of elementwise ops becomes one generic, hence one loop nest after bufferize and
-linalg-to-loops, and the intermediate tensors disappear.
+linalg-to-loops, and the intermediate tensors disappear. The fused op computes every element
+with the same scalar ops in the same order as the two ops did, so results are bit-identical.
 
-How one fusion works. Let the consumer read the producer's result through the indexing map
-`C` (consumer loops -> tensor indices) and let the producer write it through `P` (producer
-loops -> tensor indices), a permutation. Then `T = P^-1 o C` gives, for each point of the
-consumer's iteration space, the producer's loop indices; a producer input read through `M` is
-read by the fused op through `M o T`. The producer's body goes into the consumer's, in
-front of it (moved when the producer dies, cloned when it stays), its block arguments bound
-to the new inputs' (its `linalg.index` ops rewritten as the expressions of `T` in the
-consumer's indices); the value it yields replaces the consumer's block argument, and the
-operand goes away. The fused op computes every element with the same scalar ops in the same
-order as the two ops did, so results are bit-identical.
-
-The rules (which producer may go into which consumer):
-
-1. Only `linalg.generic` consumers on tensors, through an input (never an `outs`) operand.
-2. A `linalg.fill` of an `arith.constant` (of the fill's element type) is fused into every
-   generic that reads it: the constant is cloned into the body in place of the block
-   argument. A fill of any other scalar stays (the body would have to capture the value). (The fill of a
-   reduction's accumulator is an `outs` operand and stays.)
-3. A producer is a one-result `linalg.generic` with only parallel iterators whose output map
-   is a permutation (identity, transpose). One with a reduction iterator is never fused.
-4. Pure data movement (the body yields an input block argument and computes nothing:
-   broadcasts, transposes, copies, slices through maps) is fused into every consumer that
-   reads it, even when it has other uses: duplicating it costs no computation. It is removed
-   once nothing reads it.
-5. A producer that computes is fused only when this consumer is its only user (it may read it
-   through several operands), and only within the same block, so no work moves into a loop.
-   Under this rule a multi-use producer is never duplicated: it is computed once and stored.
-6. Recomputation: when the consumer reads the producer through a map that does not use every
-   consumer loop of extent > 1 (a broadcast: each produced element is read at several
-   points), fusion repeats the producer's work per point. That is allowed only for a cheap
-   producer: at most `recompute-limit` ops besides constants, counting those of the
-   producers that will be fused into it, none of them a transcendental `math` op (abs,
-   copysign, fma and rounding are cheap) or a division or remainder. A consumer that reads
-   the producer through a full map (an elementwise op, or a reduction reading every element
-   once) always fuses it.
-7. Every loop of the fused op must still be bounded by a bare `dN` in some operand's map
-   (MLIR's loop-range invariant); a fusion that would lose one is skipped.
+The rules, in short: only `linalg.generic` consumers on tensors, through an input operand; a
+fill of a constant is fused into every reader; a producer is a one-result all-parallel generic
+whose output map is a permutation; pure data movement is fused into every consumer; a producer
+that computes is fused only into its only user in the same block, and into a broadcasting read
+only when it is cheap (`recompute-limit` ops, no transcendental op or division); every loop of
+the fused op must stay bounded by some operand's map.
 
 Cleanup: operands that are the same value read through the same map are merged, and inputs
-whose block argument is unused are dropped while rule 7 holds. Producers, fills, their
-`tensor.empty`s and constants left without uses are erased.
+whose block argument is unused are dropped. Producers, fills, their `tensor.empty`s and
+constants left without uses are erased.
+How one fusion works, and the rules in full: docs/design/cpu-pipeline.md,
+"irgrad/lowering/nn_to_linalg/linalg_fuse_elementwise.py".
 """
 
 from __future__ import annotations

@@ -7,25 +7,15 @@
   `(n, o, oh, ow, c, kh, kw)`, the last three reductions, reading the input at
   `(n, c, oh * stride_h + kh * dilation_h, ow * stride_w + kw * dilation_w)`.
   A large f32/f64 conv2d (at least IM2COL_MIN_FLOPS, with a window tensor of at most
-  IM2COL_MAX_ELEMENTS) is an im2col instead, so that it becomes one GEMM (convert-linalg-to-blas):
-  a copy generic gathers the windows into `cols[c, kh, kw, n, oh, ow]`, collapsed to
-  `(C*KH*KW, N*OH*OW)`; the weight collapsed to `(O, C*KH*KW)` times it is a
-  `linalg.matmul` `(O, N*OH*OW)`, expanded to `(O, N, OH, OW)` and transposed to NCHW (a copy
-  that fusion moves into the consumer). One GEMM over all images, rather than one per image:
-  the weight gradient (a convolution whose "images" are the input channels and whose output is
-  the 3x3 kernel) would otherwise be many GEMMs nine columns wide. The reduction runs over
-  (c, kh, kw) in the same order as the seven-loop form, so the loop nests compute the same bits.
-  When the kernel is wider than the output (KW > OW: a weight gradient, whose "kernel" is the
-  cotangent image and whose output is the small kernel), the windows are rows instead,
-  `rows[n, oh, ow, c, kh, kw]` collapsed to `(N*OH*OW, C*KH*KW)`: the copy's inner loop then
-  runs along a kernel row (KW contiguous elements) rather than along OW; the product is
-  rows @ weight^T (a transposed copy that convert-linalg-to-blas turns into a flag),
-  `(N*OH*OW, O)`, expanded and transposed to NCHW. (32x16x28x28 input, 3x3 kernel: its weight
-  gradient's convolution went from 4.5 to 3.1 ms.)
+  IM2COL_MAX_ELEMENTS) is an im2col instead, so that it becomes one GEMM over all images
+  (convert-linalg-to-blas); the windows are columns, or rows when the kernel is wider than
+  the output (a weight gradient). The reduction runs over (c, kh, kw) in the same order as
+  the seven-loop form, so the loop nests compute the same bits.
 - f16 and bf16 accumulate in f32 (the body extends each operand with `arith.extf`) and round
   once at the end, as the interpreter does; so their matmuls are generics too, except a large
   2-D one (WIDEN_MIN_FLOPS), whose operands are widened to f32 once for an f32 `linalg.matmul`
   (a GEMM after convert-linalg-to-blas) whose result is rounded: the same products and sums.
+Details: docs/design/cpu-pipeline.md, "irgrad/lowering/nn_to_linalg/linear.py".
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The generic reads the operand through the identity map and writes an accumulator indexed by
 the kept dimensions only; the accumulator is a `linalg.fill` of the reduction's identity:
-- sum: 0 (+0.0 for floats, as numpy starts its sums, so a sum of -0.0s is +0.0);
+- sum: 0 (+0.0 for floats, as numpy starts its sums, so a sum of negative zeros is +0.0);
 - max: -inf, the minimum integer, false for i1; min: +inf, the maximum integer, true for i1.
 The body combines with `arith.addf`/`addi` and `arith.maximumf`/`minimumf` (NaN propagates),
 `maxsi`/`minsi`, and on i1 `maxui`/`minui`. f16 and bf16 sums accumulate in f32 and round once

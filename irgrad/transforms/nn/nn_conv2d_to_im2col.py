@@ -10,8 +10,7 @@ more. With `cols = im2col(x)` (C*KH*KW x N*OH*OW) and `W` the weight as O x C*KH
 
 where the conv-based rules (autodiff/rules/linear.py) would convolve the cotangent with the
 flipped kernel (a second im2col, 2x wider) and convolve the input with the cotangent (a
-third). Measured on a 32x16x28x28 input, 3x3 kernel, padding 1 (benchmarks/conv.py, 2 cores):
-see docs/status.md.
+third). Timings: docs/status.md (benchmarks/conv.py).
 
 Which convolutions: float32/float64 ones the im2col lowering would take anyway
 (nn_to_linalg/linear.py: at least IM2COL_MIN_FLOPS, a window matrix of at most

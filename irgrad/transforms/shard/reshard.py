@@ -2,32 +2,22 @@
 
 One plan serves both users: `shard-partition` emits it as shard-dialect ops (`Resharder`)
 and `ig.distributed`'s DTensor runs it eagerly on numpy (irgrad/distributed/dtensor.py).
-Planning a redistribution: the collectives, one mesh axis at a time, that turn one sharding
-into another.
 
 Each step changes the placement of one mesh axis `a` and is one shard-dialect collective over
-`grid_axes = [a]` (or, for Replicate -> Partial, a local step):
+`grid_axes = [a]` (all_gather, all_reduce, reduce_scatter, all_slice, all_to_all) or, for
+Replicate -> Partial, a local step.
 
-| step                  | collective       | condition                                              |
-|-----------------------|------------------|--------------------------------------------------------|
-| Shard(d) -> Replicate | `all_gather`     | `a` is the innermost (last) axis of split[d]            |
-| Partial  -> Replicate | `all_reduce`     |                                                        |
-| Partial  -> Shard(e)  | `reduce_scatter` | `a` becomes the next axis of split[e] (see below)       |
-| Replicate -> Shard(e) | `all_slice`      | idem                                                   |
-| Shard(d) -> Shard(e)  | `all_to_all`     | both of the above                                      |
-| Replicate -> Partial  | local            | member 0 of each group keeps the data, others identity |
-
-Why the conditions: a collective over one axis concatenates (or splits) its group's arrays in
-group order, which is the chunk order only for the innermost axis of a dimension (split[d] is
-row-major over its axes). So axes leave a dimension from the inside out, and join it only as
-the next axis of the target's list, once the current list is a prefix of the target's.
-An axis that cannot move directly is gathered to Replicate first and sliced again later; that
-is where e.g. `[Shard(0), Shard(1)] -> [Shard(1), Shard(0)]` spends an all_gather.
+Why one axis at a time, inside out: a collective over one axis concatenates (or splits) its
+group's arrays in group order, which is the chunk order only for the innermost axis of a
+dimension (split[d] is row-major over its axes). So axes leave a dimension from the inside out,
+and join it only as the next axis of the target's list. An axis that cannot move directly is
+gathered to Replicate first and sliced again later.
 
 Order: the free steps first (all_slice makes later collectives smaller), then the direct
 moves (reduce_scatter, all_to_all), then all_reduce of Partial axes the target replicates
 (while the data is still small), then all_gathers, and Replicate -> Partial last. Every step
 keeps what the target keeps, so the plan is finite and ends at the target.
+The steps and their conditions: docs/design/distributed.md, "irgrad/transforms/shard/reshard.py".
 """
 
 from __future__ import annotations

@@ -1,38 +1,24 @@
 """`shard-partition`: a program on global tensors with sharding annotations becomes the program
 each device runs (SPMD), in which every change of placement is a collective.
 
-MLIR's pass of the same name (formerly `mesh-spmdization`) and GSPMD do this; irgrad's is a
-single forward walk, so its result is easy to predict from the input:
-
-- An argument's sharding is that of the first `shard.shard` that uses it (with or without
-  `annotate_for_users`); an argument nothing constrains is replicated.
+MLIR's pass of the same name and GSPMD do this; irgrad's is a single forward walk:
+- An argument's sharding is that of the first `shard.shard` that uses it; an argument nothing
+  constrains is replicated.
 - `shard.shard %x to %s` makes the value `%s`'s sharding: the collectives that get there from
   `%x`'s are emitted in its place (shard_reshard.py).
-- Every other op follows its sharding rule (rules.py): its operands are resharded to
-  what the rule asks, and the op runs on the local parts. Ops without a rule run replicated.
-- `scf.for`, `scf.while` and `scf.if` are partitioned inside: their regions are walked by the
-  same rules, and the collectives they need are emitted in them (a data-parallel training loop
-  all-reduces its gradients in its body, once per iteration). A carried value (iter_arg) has one
-  sharding for the whole loop, found by a fixed point: the initial value's, made more split
-  where the body yields it more split (the initial value is then only sliced); a yielded value
-  that is still laid out differently is resharded back inside the body. A value from outside a
-  loop that the body needs in another layout is resharded once, before the loop. Each result
-  of an `scf.if` gets one sharding both branches reshard to (inside the branch). Loop bounds,
-  induction variables and conditions are scalars: every device has the same. Other ops with
-  regions run replicated.
+- Every other op follows its sharding rule (rules.py): its operands are resharded to what the
+  rule asks, and the op runs on the local parts. Ops without a rule run replicated.
+- `scf.for`, `scf.while` and `scf.if` are partitioned inside, a carried value keeping one
+  sharding for the whole loop (a fixed point); other ops with regions run replicated.
 - Returned values with a pending reduction are all-reduced; their split is kept.
 
 Output: the function with local tensor types, no `shard.sharding`/`shard.shard` left, the
-collectives in place, and three attributes that say how to call it: `shard.grid` (the grid),
-`shard.arg_split_axes` and `shard.result_split_axes` (one split_axes list per argument and
-result). The SPMD runtime (irgrad/backends/spmd.py) runs it on a simulated grid.
+collectives in place, and the attributes `shard.grid`, `shard.arg_split_axes` and
+`shard.result_split_axes` (one split_axes list per argument and result) that say how to call it.
 
-Calls are inlined first (the autodiff pass calls the derivative function it generates), and
-only functions no other function calls are partitioned.
-Autodiff requests must be expanded before partitioning (run `autodiff` first): the derivative
-of a global program is partitioned like any other program, so the collectives of the
-backward pass (the all-reduce of data-parallel gradients, say) come from the same rules.
-Functions without shard ops are left alone.
+Input: autodiff requests already expanded (run `autodiff` first); calls are inlined first, and
+only functions no other function calls are partitioned. Functions without shard ops are left alone.
+Details: docs/design/distributed.md, "irgrad/transforms/shard/shard_partition.py".
 """
 
 from __future__ import annotations

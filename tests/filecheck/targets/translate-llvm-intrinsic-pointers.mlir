@@ -7,7 +7,7 @@
 // translation declared `llvm.memcpy` with the types of its first call's arguments, and a
 // global's address is a typed pointer in llvmlite ([4 x float]*), so copying two constants
 // of different types (an f32 and an i1 result of one program) failed: "Type of #2 arg
-// mismatch: [4 x float]* != [3 x i8]*" (fixed in irgrad/xdsl_fixes.py).
+// mismatch: [4 x float]* != [3 x i8]*" (fixed in irgrad/xdsl_patches/llvm_call_intrinsic.py).
 
 // CHECK:      @"floats" = internal constant [4 x float]
 // CHECK:      @"bools" = internal constant [3 x i8]

@@ -461,7 +461,7 @@ func.func @scatter_add(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor<4x3xf3
 
 
 // Dense constants with inf and nan print their bit patterns in hex (MLIR's rule), which parse
-// back as the same floats (xDSL 0.75 read them as integers; irgrad/xdsl_fixes.py mends it).
+// back as the same floats (xDSL 0.75 read them as integers; irgrad/xdsl_patches/dense_hex_floats.py mends it).
 // CHECK-LABEL: func.func @constant_non_finite
 func.func @constant_non_finite() -> tensor<4xf32> {
   // CHECK: dense<[1.000000e+00, 0x7f800000, 0x7fc00000, 0xff800000]> : tensor<4xf32>
