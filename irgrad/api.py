@@ -38,6 +38,7 @@ from irgrad.numpy.basic import (
     divide,
     dot,
     equal,
+    expm1,
     erf,
     exp,
     floor,
@@ -94,19 +95,8 @@ from irgrad.numpy.shape import (
     transpose,
 )
 from irgrad.tracing.tracer import Program, ShapeDtype, Tracer, trace
-from irgrad.frontend.transforms import (
-    checkpoint,
-    custom_jvp,
-    custom_vjp,
-    eval_shape,
-    grad,
-    jvp,
-    linearize,
-    remat,
-    stop_gradient,
-    value_and_grad,
-    vjp,
-)
+from irgrad.numpy.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat, stop_gradient
+from irgrad.frontend.transforms import eval_shape, grad, jvp, linearize, value_and_grad, vjp
 from irgrad.frontend.vmap import vmap
 from irgrad.frontend.jacobians import hessian, jacfwd, jacobian, jacrev
 from irgrad.numpy.einsum import einsum
@@ -114,7 +104,6 @@ from irgrad.nn.activations import (
     celu,
     dot_product_attention,
     elu,
-    expm1,
     gelu,
     glu,
     hard_sigmoid,

@@ -17,7 +17,7 @@ from irgrad.dialects import autodiff as ad
 from irgrad.tracing.errors import ShapeError, user_site
 from irgrad.tracing.pytree import tree_flatten, tree_unflatten
 from irgrad.tracing.tracer import ShapeDtype, Tracer
-from irgrad.frontend.transforms import _call_operands, _eager_capable, _emit_results, _trace_child
+from irgrad.numpy.custom_derivatives import call_operands, eager_capable, emit_results, trace_child
 from irgrad.numpy.support import dtype_of, shape_of
 
 Axis = int | None
@@ -109,7 +109,7 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callabl
         if size is None:
             raise ValueError(f"vmap: in_axes maps no argument; there is nothing to map over{user_site()}")
         example_args = tree_unflatten(tree, [e if isinstance(e, ShapeDtype) else ShapeDtype(tuple(shape_of(e)), dtype_of(e)) for e in example])
-        traced = _trace_child(fn, example_args)
+        traced = trace_child(fn, example_args)
         out_axes_flat: list[int] = []
         for j, (axis, aval) in enumerate(zip(_leaf_axes(out_axes, tree_unflatten(traced.out_tree, traced.out_avals), "out_axes"), traced.out_avals)):
             if axis is None:
@@ -119,9 +119,9 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callabl
             if not -rank <= axis < rank:
                 raise ShapeError(f"vmap: out_axes {axis} is out of range for result {j} of shape {aval.shape}{user_site()}")
             out_axes_flat.append(axis % rank)
-        operands = _call_operands(traced, leaves)
+        operands = call_operands(traced, leaves)
         op_axes = ir_axes + [-1] * len(traced.captures)
         op = ad.BatchOp(traced.func_op, operands, op_axes, out_axes_flat, size)
-        return tree_unflatten(traced.out_tree, _emit_results(op))
+        return tree_unflatten(traced.out_tree, emit_results(op))
 
-    return _eager_capable(staged)
+    return eager_capable(staged)

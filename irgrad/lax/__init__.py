@@ -10,7 +10,7 @@ zero, lax.sort / lax.pad / lax.reduce take other arguments) are not provided. Th
 derivative contracts of the lax-specific functions are in irgrad/lax/structured.py.
 """
 
-from irgrad.nn.activations import expm1
+from irgrad.numpy.basic import expm1
 from irgrad.numpy.bitwise import (
     bitwise_and,
     bitwise_not,
@@ -85,7 +85,7 @@ from irgrad.numpy.math import (
     tan,
 )
 from irgrad.numpy.shape import concatenate, transpose
-from irgrad.frontend.transforms import stop_gradient
+from irgrad.numpy.custom_derivatives import stop_gradient
 
 __all__ = [
     "abs", "acos", "add", "asin", "associative_scan", "atan", "atan2", "bitwise_and", "bitwise_not",

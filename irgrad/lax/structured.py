@@ -357,7 +357,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Tracer, Tracer]:
     """`jax.lax.top_k`: the `k` largest entries along `axis` (the last by default), descending,
     and their int32 indices; equal entries in index order, NaN largest. Values are a gather at
     the indices, so the gradient goes to the chosen positions."""
-    from irgrad.frontend.transforms import stop_gradient
+    from irgrad.numpy.custom_derivatives import stop_gradient
 
     x = lift(operand)
     if x.ndim == 0:
@@ -396,7 +396,7 @@ def _bound(name: str, b: Any, x: Tracer) -> Tracer:
 def clamp(min: Any, x: Any, max: Any) -> Tracer:  # noqa: A002
     """`jax.lax.clamp(min, x, max)` = minimum(maximum(x, min), max), NaN in x kept. Gradient
     as JAX's: to x strictly inside (min, max), to min where min > x, to max where max < x."""
-    from irgrad.frontend.transforms import stop_gradient
+    from irgrad.numpy.custom_derivatives import stop_gradient
 
     t = lift(x)
     lo, hi = _bound("min", min, t), _bound("max", max, t)

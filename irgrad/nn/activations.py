@@ -1,6 +1,6 @@
 """Activation functions beyond relu, tanh and sigmoid, as jax.nn defines them: gelu, silu,
 softplus, log_sigmoid, leaky_relu, elu, celu, selu, relu6, soft_sign, hard_tanh, hard_sigmoid,
-hard_silu, mish, glu, standardize, dot_product_attention, and expm1 (which elu needs).
+hard_silu, mish, glu, standardize, dot_product_attention.
 
 Each is a composite of `nn` ops, so autodiff, batching and every backend cover it without rules of
 its own; each is written so that it neither overflows nor loses precision for large |x|, and its
@@ -23,23 +23,13 @@ from typing import Any
 import numpy as np
 
 from irgrad.numpy import basic as np_api
+from irgrad.numpy.basic import expm1
 from irgrad.numpy.support import api, broadcast_to, lift, require_float
 from irgrad.tracing.tracer import Tracer
 
 
 def _float(name: str, x: Any) -> Tracer:
     return require_float(name, lift(x))
-
-
-@api
-def expm1(x: Any) -> Tracer:
-    """exp(x) - 1, accurate near 0: 2t / (1 - t) with t = tanh(x/2) for |x| < 1, exp(x) - 1 beyond
-    (where the subtraction loses nothing). The untaken branch sees a clamped argument."""
-    t = _float("expm1", x)
-    small = np_api.abs(t) < 1.0
-    half = np_api.tanh(np_api.minimum(np_api.maximum(t, -1.0), 1.0) * 0.5)
-    near_zero = 2.0 * half / (1.0 - half)
-    return np_api.where(small, near_zero, np_api.exp(t) - 1.0)
 
 
 @api

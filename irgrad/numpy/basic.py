@@ -277,6 +277,17 @@ def square(x: Any) -> Tracer:
 
 
 @api
+def expm1(x: Any) -> Tracer:
+    """exp(x) - 1, accurate near 0: 2t / (1 - t) with t = tanh(x/2) for |x| < 1, exp(x) - 1 beyond
+    (where the subtraction loses nothing). The untaken branch sees a clamped argument."""
+    t = require_float("expm1", lift(x))
+    small = abs(t) < 1.0
+    half = tanh(minimum(maximum(t, -1.0), 1.0) * 0.5)
+    near_zero = 2.0 * half / (1.0 - half)
+    return where(small, near_zero, exp(t) - 1.0)
+
+
+@api
 def log1p(x: Any) -> Tracer:
     """log(1 + x), accurate near 0 (Goldberg's trick: log(u) * x / (u - 1) with u = 1 + x,
     which cancels the rounding error of u; where u rounds to 1, log1p(x) = x to working precision)."""

@@ -23,7 +23,7 @@ import numpy as np
 from irgrad.dialects import nn
 from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy import basic as np_api
-from irgrad.nn.activations import expm1
+from irgrad.numpy.basic import expm1
 from irgrad.numpy.support import (
     api,
     broadcast_shapes,
@@ -98,7 +98,7 @@ def _const(t: Tracer, value: float) -> Tracer:
 
 
 def _stop(x: Tracer) -> Tracer:
-    from irgrad.frontend.transforms import stop_gradient
+    from irgrad.numpy.custom_derivatives import stop_gradient
 
     return stop_gradient(x)
 
