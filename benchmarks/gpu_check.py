@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests" / "unit"), str(ROOT / "benchmarks")]
+# The GPU tests' programs and the op table are reused from tests/unit (and its helpers).
+TEST_PATHS = [str(ROOT / "tests" / "unit" / sub) for sub in ("", "backends/gpu", "lowering/nn_to_linalg")]
+sys.path[:0] = [*TEST_PATHS, str(ROOT / "benchmarks")]
 
 import workloads as wl  # noqa: E402  (first: it sets thread counts before numpy loads)
 
@@ -320,7 +322,7 @@ def check_disk_cache(table: Table, arch: str, name: str = "mlp_value_and_grad") 
     problem = None
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ, IRGRAD_CACHE_DIR=folder)
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests" / "unit"), str(ROOT), env.get("PYTHONPATH", "")])
+        env["PYTHONPATH"] = os.pathsep.join([*TEST_PATHS, str(ROOT), env.get("PYTHONPATH", "")])
         for phase in ("miss", "hit"):
             done = subprocess.run(
                 [sys.executable, "-c", DISK_CACHE_CHILD, name, phase], env=env, capture_output=True, text=True, timeout=300
