@@ -123,55 +123,25 @@ from irgrad.nn.activations import (
 )
 
 from irgrad.numpy import linalg
-from irgrad.numpy.math import (
+from irgrad.numpy.arithmetic import cbrt, divmod, fabs, fmax, fmin, fmod, heaviside, positive, reciprocal
+from irgrad.numpy.exponents import exp2, float_power, log10, log2, logaddexp, logaddexp2
+from irgrad.numpy.float_parts import copysign, frexp, isneginf, isposinf, ldexp, nan_to_num, signbit
+from irgrad.numpy.hyperbolic import arccosh, arcsinh, arctanh, cosh, sinh
+from irgrad.numpy.integer_functions import gcd, lcm
+from irgrad.numpy.logical import logical_and, logical_or, logical_xor
+from irgrad.numpy.rounding import around, ceil, rint, round, trunc
+from irgrad.numpy.trigonometric import (
     arccos,
-    arccosh,
     arcsin,
-    arcsinh,
     arctan,
     arctan2,
-    arctanh,
-    around,
-    cbrt,
-    ceil,
-    copysign,
-    cosh,
     deg2rad,
     degrees,
-    divmod,
-    exp2,
-    fabs,
-    float_power,
-    fmax,
-    fmin,
-    fmod,
-    frexp,
-    gcd,
-    heaviside,
     hypot,
-    isneginf,
-    isposinf,
-    lcm,
-    ldexp,
-    log10,
-    log2,
-    logaddexp,
-    logaddexp2,
-    logical_and,
-    logical_or,
-    logical_xor,
-    nan_to_num,
-    positive,
     rad2deg,
     radians,
-    reciprocal,
-    rint,
-    round,
-    signbit,
     sinc,
-    sinh,
     tan,
-    trunc,
 )
 from irgrad.numpy.arrays import (
     array_split,
@@ -226,7 +196,12 @@ from irgrad.numpy.reductions import (
     sort,
 )
 
-from irgrad.numpy.stats import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.numpy.nan_reductions import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.numpy.order_statistics import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.numpy.differences import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.numpy.histograms import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.numpy.polynomials import *  # noqa: E402, F403  (names in its __all__)
+from irgrad.numpy.selection import *  # noqa: E402, F403  (names in its __all__)
 from irgrad.numpy.more import *  # noqa: E402, F403
 from irgrad.lax.structured import *  # noqa: E402, F403
 from irgrad.numpy.data_dependent import *  # noqa: E402, F403

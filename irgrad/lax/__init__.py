@@ -70,18 +70,15 @@ from irgrad.numpy.basic import (
     subtract as sub,
     tanh,
 )
-from irgrad.numpy.math import (
+from irgrad.numpy.arithmetic import cbrt, fmod as rem, reciprocal
+from irgrad.numpy.exponents import exp2
+from irgrad.numpy.hyperbolic import cosh, sinh
+from irgrad.numpy.rounding import ceil
+from irgrad.numpy.trigonometric import (
     arccos as acos,
     arcsin as asin,
     arctan as atan,
     arctan2 as atan2,
-    cbrt,
-    ceil,
-    cosh,
-    exp2,
-    fmod as rem,
-    reciprocal,
-    sinh,
     tan,
 )
 from irgrad.numpy.shape import concatenate, transpose

@@ -42,7 +42,8 @@ from irgrad.tracing.tracer import Tracer, full
 from irgrad.nn.functions import logsumexp as _logsumexp, softmax
 from irgrad.numpy.numerics import isnan
 from irgrad.numpy.basic import erf
-from irgrad.numpy.math import _sin_cos_pi, _stop
+from irgrad.numpy.elementwise_support import _stop
+from irgrad.numpy.trigonometric import _sin_cos_pi
 
 __all__ = [
     "digamma",

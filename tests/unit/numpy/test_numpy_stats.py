@@ -1,7 +1,8 @@
-"""NaN-ignoring reductions, quantiles and numerical statistics of
-irgrad/numpy/stats.py against numpy: eagerly and in one `ig.jit` compile, ints exact,
-NaN placement, keepdims/axis variants, dtypes, gradients against finite differences, the
-documented derivatives at ties, kinks and NaN entries, and errors."""
+"""NaN-ignoring reductions, order statistics, differences, histograms, polynomials and select
+of irgrad/numpy (nan_reductions, order_statistics, differences, histograms, polynomials,
+selection) against numpy: eagerly and in one `ig.jit` compile, ints exact, NaN placement,
+keepdims/axis variants, dtypes, gradients against finite differences, the documented
+derivatives at ties, kinks and NaN entries, and errors."""
 
 from __future__ import annotations
 
