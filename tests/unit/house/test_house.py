@@ -34,14 +34,13 @@ dialects import no pass, runtime or library; passes import no backend or library
 imports the tools' mains."""
 
 KNOWN_UPWARD = {
-    ("irgrad.transforms.nn.nn_expand_factorizations", "irgrad.numpy.linalg"):
+    ("irgrad.transforms.nn.nn_expand_factorizations", "irgrad.numpy.linalg.reference_loops"):
         "the factorizations' reference loops are still written on the numpy-style library, not on "
         "the tracing core",
 }
 
 BUDGET_LINES = 600
 OVER_BUDGET = {
-    "irgrad/numpy/linalg.py": 1398,
     "irgrad/numpy/stats.py": 993,
     "irgrad/numpy/math.py": 884,
     "irgrad/dialects/autodiff.py": 827,
