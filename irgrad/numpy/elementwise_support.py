@@ -2,7 +2,7 @@
 hyperbolic, arithmetic): a float operand (integers and bools become float32, as in JAX), a
 constant of an operand's shape, `stop_gradient` and the dtype's finfo.
 
-`stop_gradient` is the frontend's, imported when first called.
+`stop_gradient` is irgrad/numpy/custom_derivatives.py's, imported when first called.
 """
 
 from __future__ import annotations

@@ -5,13 +5,13 @@ Why: LAPACK does these factorizations far better than any loop nest irgrad could
 (blocked, BLAS-3), so the CPU pipeline calls it; but every other target (the GPU, a CPU
 without LAPACK) needs them as ordinary IR. This pass writes each op as its reference loop
 (one `scf.for` over the columns of masked whole-matrix updates, the algorithms of
-irgrad/numpy/linalg.py: `_cholesky_loop`, `_trsm_loop`, `_lu_loop`, `_qr_loop`, and
-parallel cyclic Jacobi for eigh and svd, `_eigh_raw` and `_svd_raw`), traced from Python as
+irgrad/numpy/linalg/reference_loops.py: `cholesky_loop`, `trsm_loop`, `lu_loop`, `qr_loop`,
+and parallel cyclic Jacobi for eigh and svd, `eigh_raw` and `svd_raw`), traced from Python as
 JAX's `mlir.lower_fun` does. Their results match the ops' contracts (NaN for a matrix that is
 not positive definite, getrf's pivots, inf/NaN for a zero on a triangular diagonal, LAPACK's
 QR signs), so a target may take either form. eigh and svd come as two parts: the outlined
 raw factorization (vectors of any sign, as LAPACK's syevd and gesdd give them), then, inline
-after the call, the op's contract on top (`_eigh_post`, `_svd_post`: the sign convention, and
+after the call, the op's contract on top (`eigh_post`, `svd_post`: the sign convention, and
 all NaN for a non-finite input; qr gets the NaN rule alone).
 
 - `outline=true` (default, the CPU pipeline): each op becomes a `func.call` of a private
@@ -72,32 +72,32 @@ def _reference(kind: str, lower: bool, unit: bool) -> Callable[..., Any]:
     """The frontend's reference loop for one factorization, what is outlined (imported late:
     the frontend imports the pass registry, not the other way round). For syevd and gesdd it
     returns vectors of any sign, as LAPACK does; `_post` then applies the op's contract."""
-    from irgrad.numpy import linalg
+    from irgrad.numpy.linalg import reference_loops as loops
 
     if kind == "potrf":
-        return linalg._cholesky_loop
+        return loops.cholesky_loop
     if kind == "trsm":
-        return lambda a, b: linalg._trsm_loop(a, b, lower, unit)
+        return lambda a, b: loops.trsm_loop(a, b, lower, unit)
     if kind == "syevd":
-        return linalg._eigh_raw
+        return loops.eigh_raw
     if kind == "gesdd":
-        return linalg._svd_raw
+        return loops.svd_raw
     if kind == "geqrf":
-        return linalg._qr_loop
-    return linalg._lu_loop
+        return loops.qr_loop
+    return loops.lu_loop
 
 
 def _post(kind: str) -> Callable[..., Any] | None:
     """What follows the outlined call, inline, as a function of (operands..., raw results...):
     the sign convention and the NaN rule of nn.eigh / nn.svd / nn.qr (None for the others)."""
-    from irgrad.numpy import linalg
+    from irgrad.numpy.linalg import reference_loops as loops
 
     if kind == "syevd":
-        return linalg._eigh_post
+        return loops.eigh_post
     if kind == "gesdd":
-        return linalg._svd_post
+        return loops.svd_post
     if kind == "geqrf":
-        return lambda a, q, r: tuple(linalg._finite_or_nan(a, q, r))
+        return lambda a, q, r: tuple(loops.finite_or_nan(a, q, r))
     return None
 
 

@@ -34,14 +34,13 @@ dialects import no pass, runtime or library; passes import no backend or library
 imports the tools' mains."""
 
 KNOWN_UPWARD = {
-    ("irgrad.transforms.nn.nn_expand_factorizations", "irgrad.numpy.linalg"):
+    ("irgrad.transforms.nn.nn_expand_factorizations", "irgrad.numpy.linalg.reference_loops"):
         "the factorizations' reference loops are still written on the numpy-style library, not on "
         "the tracing core",
 }
 
 BUDGET_LINES = 600
 OVER_BUDGET = {
-    "irgrad/numpy/linalg.py": 1398,
     "irgrad/dialects/autodiff.py": 827,
     "irgrad/transforms/shard/shard_partition.py": 651,
     "irgrad/numpy/arrays.py": 637,
@@ -201,7 +200,6 @@ def test_files_stay_within_their_size_budget():
 DOCSTRING_LINES = 22
 LONG_DOCSTRINGS = {
     "irgrad/transforms/nn/nn_expand_factorizations.py": 33,
-    "irgrad/numpy/linalg.py": 31,
 }
 """Module docstrings still longer than a summary (their detail belongs in docs/design/)."""
 
