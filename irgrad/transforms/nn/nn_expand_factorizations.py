@@ -1,35 +1,22 @@
 """`nn-expand-factorizations`: the factorizations (`nn.cholesky`, `nn.triangular_solve`, `nn.lu`,
 `nn.eigh`, `nn.svd`, `nn.qr`) as loops of nn ops.
 
-Why: LAPACK does these factorizations far better than any loop nest irgrad could generate
-(blocked, BLAS-3), so the CPU pipeline calls it; but every other target (the GPU, a CPU
-without LAPACK) needs them as ordinary IR. This pass writes each op as its reference loop
-(one `scf.for` over the columns of masked whole-matrix updates, the algorithms of
-irgrad/numpy/linalg/reference_loops.py: `cholesky_loop`, `trsm_loop`, `lu_loop`, `qr_loop`,
-and parallel cyclic Jacobi for eigh and svd, `eigh_raw` and `svd_raw`), traced from Python as
-JAX's `mlir.lower_fun` does. Their results match the ops' contracts (NaN for a matrix that is
-not positive definite, getrf's pivots, inf/NaN for a zero on a triangular diagonal, LAPACK's
-QR signs), so a target may take either form. eigh and svd come as two parts: the outlined
-raw factorization (vectors of any sign, as LAPACK's syevd and gesdd give them), then, inline
-after the call, the op's contract on top (`eigh_post`, `svd_post`: the sign convention, and
-all NaN for a non-finite input; qr gets the NaN rule alone).
+Why: LAPACK does these far better than any loop nest irgrad could generate, so the CPU
+pipeline calls it; every other target (the GPU, a CPU without LAPACK) needs them as ordinary
+IR. Each op becomes its reference loop (irgrad/numpy/linalg/reference_loops.py), traced from
+Python as JAX's `mlir.lower_fun` does; the loops meet the ops' contracts (NaN for a matrix
+that is not positive definite, getrf's pivots, LAPACK's QR signs), so a target may take
+either form. eigh and svd are the raw factorization, then the op's sign and NaN rules inline.
 
-- `outline=true` (default, the CPU pipeline): each op becomes a `func.call` of a private
-  function (one per op kind, attributes and operand types) holding the loop, tagged
-  `irgrad.factorization = {kind = "potrf" | "trsm" | "getrf" | "syevd" | "gesdd" | "geqrf", ...}`. After bufferization,
-  `convert-factorizations-to-lapack` replaces such a function's body by LAPACK calls; a
-  pipeline that does not run it keeps the loops.
-- `outline=false` (the GPU pipeline): the loop is inlined in place of the op, so its kernels
-  are launched like the rest of the program, with no call boundary and no host round trip.
-- `references=false` (the CPU pipeline, which always runs convert-factorizations-to-lapack):
-  the private functions are tagged declarations, with no reference loop to trace and lower
-  only to be replaced (about 0.3 s of a first call with eigh and svd). The tag defines them:
-  the reference interpreter runs such a call as its kind's numpy reference
-  (irgrad/backends/interpreter/nn_linalg.py), so every stage still runs there, and
-  convert-factorizations-to-lapack gives them their bodies.
+- `outline=true` (default, CPU): each op becomes a `func.call` of a private function tagged
+  `irgrad.factorization = {kind = "potrf" | "trsm" | ..., ...}`, whose body
+  convert-factorizations-to-lapack replaces after bufferization.
+- `outline=false` (GPU): the loop is inlined in place of the op, kernels like the rest.
+- `references=false` (CPU): the private functions are tagged declarations with no loop to
+  trace; the interpreter runs them as their kind's numpy reference.
 
 Input: nn IR (any stage before convert-nn-to-linalg). Output: the same with none of those
-six ops left.
+six ops left. Details: docs/design/cpu-pipeline.md, "nn-expand-factorizations".
 """
 
 from __future__ import annotations
