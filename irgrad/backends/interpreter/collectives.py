@@ -2,7 +2,7 @@
 
 `values[i]` is device i's array, devices numbered row-major over the grid shape. Each function
 returns every device's result, so the SPMD runtime (irgrad/backends/spmd.py) and eager
-distributed tensors (irgrad/distributed.py) share one definition of what a collective does.
+distributed tensors (irgrad/distributed/dtensor.py) share one definition of what a collective does.
 
 Device groups are MLIR's (irgrad/dialects/shard.py): the devices that share their coordinates
 outside `grid_axes`, ordered row-major over `grid_axes` in the listed order. Reductions combine
