@@ -10,6 +10,7 @@ trace to `nn` IR (or run at once on numpy arrays), JAX-style transforms and cont
 __version__ = "0.1.0"
 
 import importlib
+import importlib.util
 
 from irgrad import xdsl_patches
 
@@ -31,11 +32,11 @@ def _api():
 
 
 def __getattr__(name: str):
-    """`ig.<name>`: the API's names (loaded on first use, see above), and `ig.distributed`
-    (placements on a simulated mesh), imported on first use: it loads the shard dialect,
-    a noticeable import cost that most programs never need."""
-    if name == "distributed":
-        return importlib.import_module("irgrad.distributed")
+    """`ig.<name>`: a submodule of the package (`from irgrad import registry`, `ig.distributed`)
+    is imported alone, without the API; any other name is the API's (loaded on first use, see
+    above)."""
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
     if name == "__all__":  # `from irgrad import *`
         _api()
         return sorted(n for n in globals() if not n.startswith("_") and n not in _PACKAGE_INTERNALS)
