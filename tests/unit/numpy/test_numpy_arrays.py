@@ -1,4 +1,4 @@
-"""Construction, shape and product functions of irgrad/numpy/arrays.py against numpy:
+"""Construction, shape and product functions (irgrad/numpy/arrays.py, products.py) vs numpy:
 each eagerly on several dtypes and edge cases (negative axes, empty arrays, uneven splits), all
 of them again in one `ig.jit` compile, gradients against finite differences, and errors."""
 
