@@ -1,6 +1,6 @@
 # Two entry points, each self-contained on a clean machine:
 #   make demo   sets up .venv and runs the main job
-#   make test   sets up .venv and runs every test (pytest + lit/FileCheck)
+#   make test   sets up .venv (with the `dist` extra: MPI) and runs every test (pytest + lit/FileCheck)
 #   make bench  sets up .venv with the peers (torch, jax) and runs benchmarks/run_all.py
 PYTHON ?= python3
 VENV   := .venv
@@ -23,7 +23,7 @@ $(VENV)/.stamp-bench: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,dist]'
 	touch $@
 
 demo: $(VENV)/.stamp-demo

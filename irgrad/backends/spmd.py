@@ -186,7 +186,7 @@ class _Cancellation(Interpreter.Listener):
     """Stops a device at its next op once the run has failed, so a device stuck in a loop (the
     one the others timed out waiting for) does not outlive the run."""
 
-    def __init__(self, communicator: GridCommunicator) -> None:
+    def __init__(self, communicator: Any) -> None:
         self.communicator = communicator
 
     def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
@@ -265,6 +265,24 @@ def run_spmd(
     return SpmdResult(grid, run_devices(communicator, device_main), communicator.stats)
 
 
+def run_device(
+    module: ModuleOp, entry: str, index: int, grid_shape: Sequence[int], args: Sequence[Value], communicator: Any
+) -> tuple[Value, ...]:
+    """Device `index` alone on the interpreter, its collectives meeting in `communicator` (when
+    this process is that device of a multi-process job: irgrad/backends/mpi)."""
+    grid = _check_grid_shape(grid_shape)
+    module = expand_autodiff(module)
+    func = lookup_function(module, entry)
+    with np.errstate(all="ignore"):
+        inputs = check_arguments(func, args)
+    check_supported(module, func)
+    interpreter = make_interpreter(module, [_Cancellation(communicator)])
+    interpreter.register_implementations(ShardFunctions(Device(index, grid, communicator)), override=True)
+    with np.errstate(all="ignore"):
+        values = interpreter.call_op(func, inputs)
+    return tuple(np.array(v, order="C") if isinstance(v, np.ndarray) else v for v in values)
+
+
 def run_devices(communicator: GridCommunicator, device_main: Any) -> list[tuple[Value, ...]]:
     """`device_main(i)` for every device i of the communicator's grid, each in its own thread;
     their results in device order. The first failure (not a device stopped because another
@@ -303,7 +321,7 @@ def run_devices(communicator: GridCommunicator, device_main: Any) -> list[tuple[
 # ---------------------------------------------------------------------------------------------
 
 
-def _split_axes(func: FuncOp, key: str, types: Sequence[Any], grid: tuple[int, ...]) -> list[tuple[tuple[int, ...], ...]]:
+def split_axes(func: FuncOp, key: str, types: Sequence[Any], grid: tuple[int, ...]) -> list[tuple[tuple[int, ...], ...]]:
     """The split axes of each argument or result, checked against its type and the grid."""
     attr = func.attributes.get(key)
     name = func.sym_name.data
@@ -435,8 +453,8 @@ def run_partitioned(
     outputs = func.function_type.outputs.data
     if len(global_args) != len(inputs):
         raise InterpreterInputError(f"@{name} takes {len(inputs)} argument(s), got {len(global_args)}")
-    arg_split = _split_axes(func, "shard.arg_split_axes", inputs, grid)
-    result_split = _split_axes(func, "shard.result_split_axes", outputs, grid)
+    arg_split = split_axes(func, "shard.arg_split_axes", inputs, grid)
+    result_split = split_axes(func, "shard.result_split_axes", outputs, grid)
 
     per_arg = [
         _scatter(i, value, t, split, grid, name, where)

@@ -247,19 +247,28 @@ class SpmdProgram:
         if len(per_device_args) != size:
             raise InterpreterError(f"{len(per_device_args)} argument lists for a grid of {size} devices")
         communicator = GridCommunicator(self.grid, timeout)
-        args = self.entry.body.blocks[0].args
-        ret = self.entry.body.blocks[0].last_op
-        assert ret is not None
 
         def device_main(index: int) -> tuple[Any, ...]:
-            env: dict[SSAValue, Any] = dict(zip(args, per_device_args[index]))
-            self._execute(self.steps, env, index, communicator)
-            return tuple(np.array(_value(env, v), order="C") for v in ret.operands)
+            return self.run_device(index, per_device_args[index], communicator, serialize=True)
 
         return SpmdResult(self.grid, run_devices(communicator, device_main), communicator.stats)
 
+    def run_device(
+        self, index: int, args: Sequence[Any], communicator: Any, serialize: bool = False
+    ) -> tuple[Any, ...]:
+        """Device `index`'s results on its `args`, its collectives meeting in `communicator`
+        (the simulated grid's, or irgrad/backends/mpi's when this process is the device).
+        `serialize`: the devices are threads of one process, sharing the CPU runtime."""
+        block = self.entry.body.blocks[0]
+        ret = block.last_op
+        assert ret is not None
+        env: dict[SSAValue, Any] = dict(zip(block.args, args))
+        self._execute(self.steps, env, index, communicator, serialize)
+        return tuple(np.array(_value(env, v), order="C") for v in ret.operands)
+
     def _execute(
-        self, steps: Sequence[_Step], env: dict[SSAValue, Any], index: int, communicator: GridCommunicator
+        self, steps: Sequence[_Step], env: dict[SSAValue, Any], index: int, communicator: Any,
+        serialize: bool,
     ) -> None:
         """Run `steps` on device `index`, reading and writing `env` (global SSA value -> value)."""
         for step in steps:
@@ -267,7 +276,10 @@ class SpmdProgram:
                 raise DeviceAborted("the run was aborted", self.entry)
             if isinstance(step, _Piece):
                 inputs = [_value(env, v) for v in step.inputs]
-                with _COMPILED_CALLS:
+                if serialize:
+                    with _COMPILED_CALLS:
+                        values = self.functions[step.name].call(*inputs)
+                else:
                     values = self.functions[step.name].call(*inputs)
                 env.update(zip(step.outputs, values))
             elif isinstance(step, _For):
@@ -278,7 +290,7 @@ class SpmdProgram:
                 yielded = cast(Operation, body.last_op).operands
                 for i in range(lb, ub, st):
                     env.update(zip(body.args, [i, *carried]))
-                    self._execute(step.body, env, index, communicator)
+                    self._execute(step.body, env, index, communicator, serialize)
                     carried = [_value(env, v) for v in yielded]
                 env.update(zip(op.results, carried))
             elif isinstance(step, _If):
@@ -286,7 +298,7 @@ class SpmdProgram:
                 taken = 0 if bool(_value(env, op.cond)) else 1
                 region = op.regions[taken]
                 if region.blocks:
-                    self._execute(step.branches[taken], env, index, communicator)
+                    self._execute(step.branches[taken], env, index, communicator, serialize)
                     yielded = cast(Operation, region.block.last_op).operands
                     env.update(zip(op.results, [_value(env, v) for v in yielded]))
             elif isinstance(step, _While):
@@ -297,12 +309,12 @@ class SpmdProgram:
                 values = [_value(env, v) for v in op.arguments]
                 while True:
                     env.update(zip(before.args, values))
-                    self._execute(step.regions[0], env, index, communicator)
+                    self._execute(step.regions[0], env, index, communicator, serialize)
                     passed = [_value(env, v) for v in condition.args]
                     if not bool(_value(env, condition.condition)):
                         break
                     env.update(zip(after.args, passed))
-                    self._execute(step.regions[1], env, index, communicator)
+                    self._execute(step.regions[1], env, index, communicator, serialize)
                     values = [_value(env, v) for v in yielded]
                 env.update(zip(op.results, passed))
             elif isinstance(step, shard.ProcessLinearIndexOp):

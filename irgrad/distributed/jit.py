@@ -23,6 +23,7 @@ Like `ig.jit`, a new argument signature (structure, shapes, dtypes) traces a new
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 from collections.abc import Callable, Sequence
 from io import StringIO
@@ -36,6 +37,15 @@ from irgrad.tracing.pytree import tree_flatten, tree_unflatten
 from irgrad.tracing.tracer import ShapeDtype, trace
 
 STAGES = ("global", "autodiff", "spmd")
+
+
+def _global_shape_dtype(x: Any) -> ShapeDtype:
+    """What the program is traced for: a ShardedArray's global shape, any other array's own."""
+    from irgrad.distributed.sharded_array import ShardedArray
+
+    if isinstance(x, ShardedArray):
+        return ShapeDtype(x.shape, x.dtype)
+    return ShapeDtype.of(x)
 
 
 def _is_placements(spec: Any) -> bool:
@@ -67,6 +77,11 @@ class Lowered:
         self.modules = modules
         self.entry = entry
 
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A hash of the per-device program: processes of one job must run the same."""
+        return hashlib.sha256(self.as_text("spmd").encode()).hexdigest()[:16]
+
     def as_text(self, stage: str = "spmd") -> str:
         if stage not in self.modules:
             raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
@@ -95,7 +110,7 @@ class DistributedJitted:
 
     def _signature(self, args: tuple[Any, ...]) -> Any:
         leaves, tree = tree_flatten(list(args))
-        return tree, tuple(ShapeDtype.of(x) for x in leaves)
+        return tree, tuple(_global_shape_dtype(x) for x in leaves)
 
     def lower(self, *args: Any) -> Lowered:
         return self._lower(args)[0]
@@ -142,7 +157,7 @@ class DistributedJitted:
         except (TypeError, ValueError):
             pass
         example = tuple(
-            tree_unflatten(tree_flatten(a)[1], [ShapeDtype.of(x) for x in tree_flatten(a)[0]]) for a in args
+            tree_unflatten(tree_flatten(a)[1], [_global_shape_dtype(x) for x in tree_flatten(a)[0]]) for a in args
         )
         program = trace(constrained, *example)
         modules = {"global": program.module}
@@ -153,6 +168,29 @@ class DistributedJitted:
         return Lowered(modules, program.entry), program.traced.out_tree
 
     def __call__(self, *args: Any) -> Any:
+        """In a multi-process job, this process's device (irgrad/distributed/on_processes.py);
+        otherwise every device on the simulated grid (`simulate`)."""
+        from irgrad.distributed.process import process_group
+
+        group = process_group()
+        if group is None:
+            return self.simulate(*args)
+        from irgrad.distributed.on_processes import run_on_processes
+
+        lowered, out_tree = self._lower(args)
+        leaves, _ = tree_flatten(list(args))
+        program = self._compiled(lowered, self._signature(args)) if self.backend == "cpu" else None
+        results, mine = run_on_processes(
+            lowered.modules["spmd"], lowered.entry, self.mesh, leaves, group, program, lowered.fingerprint
+        )
+        self.stats = [None] * group.size
+        self.stats[group.rank] = mine
+        return tree_unflatten(out_tree, results)
+
+    def simulate(self, *args: Any) -> Any:
+        """Every device of the mesh in this process, one thread each, on global arrays: the
+        oracle and debugging mode, in a job of any size (a ShardedArray argument must then be
+        replicated or come from a 1-process job)."""
         from irgrad.backends.spmd import run_partitioned
 
         lowered, out_tree = self._lower(args)
@@ -163,7 +201,6 @@ class DistributedJitted:
             runner = self._compiled(lowered, self._signature(args)).run
         results, self.stats = run_partitioned(lowered.modules["spmd"], lowered.entry, inputs, runner)
         return tree_unflatten(out_tree, [np.asarray(r) for r in results])
-
 
     def _compiled(self, lowered: Lowered, key: Any) -> Any:
         """The per-device program compiled piece by piece (irgrad/backends/spmd_cpu.py), once per

@@ -50,7 +50,9 @@ def groups(grid: Sequence[int], grid_axes: Sequence[int]) -> list[list[int]]:
     return result
 
 
-def _combine(arrays: Sequence[np.ndarray], kind: ReductionKind) -> np.ndarray:
+def combine(arrays: Sequence[np.ndarray], kind: ReductionKind) -> np.ndarray:
+    """The reduction of `arrays` in list order, left to right, element by element (so any
+    slice of the result is the reduction of the same slices: the MPI runtime reduces chunks)."""
     ops = {
         ReductionKind.SUM: np.add,
         ReductionKind.MAX: np.maximum,
@@ -80,7 +82,7 @@ def _per_group(values: Values, grid: Sequence[int], grid_axes: Sequence[int], fn
 
 def all_reduce(values: Values, grid: Sequence[int], grid_axes: Sequence[int], kind=ReductionKind.SUM):
     def fn(group):
-        total = _combine(group, kind)
+        total = combine(group, kind)
         return [total.copy() for _ in group]
 
     return _per_group(values, grid, grid_axes, fn)
@@ -105,7 +107,7 @@ def reduce_scatter(
     values: Values, grid: Sequence[int], grid_axes: Sequence[int], axis: int, kind=ReductionKind.SUM
 ):
     def fn(group):
-        total = _combine(group, kind)
+        total = combine(group, kind)
         return [c.copy() for c in np.split(total, len(group), axis=axis)]
 
     return _per_group(values, grid, grid_axes, fn)

@@ -35,7 +35,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.traits import IsTerminator, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from irgrad.diagnostics import PassError
+from irgrad.diagnostics import PassError, location_of
 from irgrad.dialects import nn, shard
 from irgrad.transforms.shard import rules as shard_rules
 from irgrad.transforms.shard.region_partition import RegionPartitioner, Scope, is_tensor
@@ -244,6 +244,11 @@ class _Partitioner(RegionPartitioner):
         result_shardings: list[shard.Sharding] = []
         values = []
         for v in ret.operands:
+            # A result's collective (a pending sum's all-reduce) points at the user's line that
+            # made the value, not at the return, which has no line of its own.
+            owner = v.owner
+            located = isinstance(owner, Operation) and location_of(owner.location) is not None
+            self.location = owner.location if located else ret.location
             if is_tensor(v):
                 s = shard_rules.resolved(self.sharding[v])
                 values.append(self.get(v, s))

@@ -1,0 +1,40 @@
+"""A data-parallel step on every process, with one fault chosen by argv[1]:
+
+- raise: process 1 raises before the step; the others wait at its first collective.
+- stuck: process 1 sleeps; the others' deadline (argv[2] s) passes at the first collective.
+- shapes: process 1 passes a batch of another size: a different per-device program.
+- steps: process 0 runs one step fewer than the others, then exits.
+"""
+
+import sys
+import time
+
+import numpy as np
+
+import irgrad as ig
+from irgrad.distributed import Mesh, Shard
+
+mode = sys.argv[1]
+ig.distributed.initialize(timeout=float(sys.argv[2]) if len(sys.argv) > 2 else None)
+rank, n = ig.distributed.process_index(), ig.distributed.process_count()
+mesh = Mesh((n,))
+
+
+def loss(w, x):
+    return ig.mean(ig.tanh(x @ w) ** 2)
+
+
+step = ig.distributed.jit(ig.grad(loss), mesh, in_placements=(None, [Shard(0)]))
+w = np.ones((3, 2))
+rows = 4 if mode != "shapes" or rank != 1 else 6
+x = ig.distributed.from_local(np.full((rows, 3), float(rank)), mesh, [Shard(0)])
+step.lower(w, x)  # every process compiles first, so the fault happens at the collective
+
+if mode == "raise" and rank == 1:
+    raise ValueError("boom on purpose")
+if mode == "stuck" and rank == 1:
+    time.sleep(600)
+steps = 2 if mode == "steps" and rank == 0 else 3
+for _ in range(steps):
+    step(w, x)
+print(f"process {rank} finished", flush=True)
