@@ -65,15 +65,18 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--hostfile", help="machines to run on (MPICH: host:n per line; Open MPI: host slots=n)")
     parser.add_argument("--timeout", type=float, help="seconds a collective waits before failing")
     parser.add_argument("--mpiexec", help="the mpiexec to use")
-    parser.add_argument("-m", dest="module", help="run a module, as python -m")
+    parser.add_argument("-m", dest="module", help="run a module, as python -m (the rest of the line is its arguments)")
     parser.add_argument("script", nargs="?", help="the script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
+    module_args: list[str] | None = None
+    if "-m" in argv:  # everything after `-m MODULE` belongs to the module, as with python -m
+        at = argv.index("-m")
+        argv, module_args = argv[: at + 2], argv[at + 2:]
     args = parser.parse_args(argv)
+    if module_args is not None:
+        args.args = module_args
     if args.nprocs < 1:
         parser.error(f"-n must be at least 1, got {args.nprocs}")
-    if args.module and args.script:
-        args.args = [args.script, *args.args]
-        args.script = None
     if not args.module and not args.script:
         parser.error("name a script (or -m module) to run")
     if args.hostfile and not Path(args.hostfile).is_file():

@@ -47,7 +47,7 @@ def _local_argument(
                 f"{what}: this process's chunk has shape {local.shape} and dtype {local.dtype}; the "
                 f"per-device program takes {shape} {dtype}"
             )
-    return np.ascontiguousarray(local)
+    return np.asarray(local, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
 
 
 def run_on_processes(

@@ -130,7 +130,7 @@ def local_chunk(value: Any, split: Sequence[Sequence[int]], grid: Sequence[int],
         if n % k:
             raise ValueError(f"{what}: dimension {d} of shape {value.shape} does not split into {k} chunks")
     local = [n // k for n, k in zip(value.shape, chunks)]
-    return value[chunk_slices(split, grid, device, local)]
+    return np.asarray(value[chunk_slices(split, grid, device, local)])
 
 
 def global_shape(local: Sequence[int], split: Sequence[Sequence[int]], grid: Sequence[int]) -> list[int]:

@@ -71,3 +71,25 @@ def test_matrix_completion_example_recovers_the_unseen_entries():
     assert errors[0] == 1.0 and errors[-1] < 0.2, result.stdout  # from zeros to within 20%
     top = [float(v) for v in lines[-1].split(":")[1].split("(")[0].split()]
     assert top[2] > 10 * top[3], result.stdout  # rank 3: a gap after the third singular value
+
+
+@pytest.mark.parametrize(
+    "script, n", [("data_parallel.py", 2), ("data_parallel.py", 4), ("tensor_parallel.py", 2), ("fsdp.py", 4)]
+)
+def test_distributed_example_on_processes(script, n):
+    """examples/distributed/ under `mpiexec -n 2` and `-n 4`: the loss of every step equals
+    single-device training to the printed digits, and the trained weights to 1e-12."""
+    from irgrad.distributed.launch import find_mpiexec
+
+    result = subprocess.run(
+        [find_mpiexec(), "-n", str(n), sys.executable, os.path.join(ROOT, "examples", "distributed", script)],
+        capture_output=True, text=True, cwd=ROOT, timeout=400, env={**os.environ, "IRGRAD_NUM_THREADS": "1"},
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    steps = [line.split() for line in lines if line.startswith("step")]
+    assert steps and all(words[-4] == words[-1] for words in steps), result.stdout
+    assert f"{n} process(es)" in lines[0]
+    assert float(lines[-1].split()[-1]) < 1e-12
+    if script == "data_parallel.py":
+        assert f"bit-identical on all {n} processes: True" in result.stdout
