@@ -53,7 +53,8 @@ SCRIPTS = [
     ("attention.py", [], {"attention"}, True),
     ("linalg.py", [], {"linalg"}, True),
     ("autodiff_cost.py", [], {"autodiff"}, False),
-    ("distributed.py", [], {"distributed"}, False),
+    ("distributed_layouts.py", [], {"distributed"}, False),
+    ("distributed.py", [], {"W8"}, False),
 ]
 """Each framework is measured in a process of its own: in a shared process one framework's
 idle thread pools (OpenMP workers spinning after torch's last op, XLA's pool) take cycles from
@@ -325,7 +326,7 @@ def busy_cores(seconds: float = 2.0) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="also write the table, limits and log to this Markdown file")
-    parser.add_argument("--only", help="comma-separated workloads (W1..W7, vmap, attention, linalg, limits, autodiff, distributed)")
+    parser.add_argument("--only", help="comma-separated workloads (W1..W7, vmap, attention, linalg, limits, autodiff, distributed, W8)")
     opts = parser.parse_args()
     only = set(opts.only.split(",")) if opts.only else None
     wait_s = float(os.environ.get("BENCH_WAIT_QUIET", "0"))

@@ -18,6 +18,7 @@ once the group has agreed (`MPI_Comm_create_group` involves only the members).
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Sequence
 
@@ -78,9 +79,11 @@ class ProcessGroup:
 
     # -- waiting ------------------------------------------------------------------------------
 
-    def _poll(self, requests: Sequence[MPI.Request], timeout: float) -> list[int]:
+    def _poll(self, requests: Sequence[MPI.Request], timeout: float, sleep: bool = True) -> list[int]:
         """Indices of `requests` still pending when `timeout` seconds have passed ([] if all
-        completed)."""
+        completed). `sleep`: back off to 1 ms naps (waiting for other processes to arrive);
+        otherwise yield the core between tests (a transfer in flight: MPI moves a large
+        message only while it is tested, so naps would stretch it by a nap per segment)."""
         deadline = time.monotonic() + timeout
         pending = list(range(len(requests)))
         spins = 0
@@ -89,8 +92,10 @@ class ProcessGroup:
             if not pending or time.monotonic() > deadline:
                 return pending
             spins += 1
-            if spins > 64:
+            if sleep and spins > 64:
                 time.sleep(min(1e-3, 2e-6 * spins))
+            else:
+                os.sched_yield()
 
     def _fail(self, error: CollectiveError) -> CollectiveError:
         self.broken = error.message
@@ -98,7 +103,7 @@ class ProcessGroup:
 
     def wait(self, requests: Sequence[MPI.Request], what: str, op: Operation | None) -> None:
         """Wait for the data phase of an agreed collective."""
-        if self._poll(requests, self.timeout):
+        if self._poll(requests, self.timeout, sleep=False):
             raise self._fail(CollectiveTimeout(
                 f"process {self.rank} of {self.size}: {what} did not complete within {self.timeout:g} s "
                 "after its group agreed on it (a member died or stopped mid-transfer)", op))

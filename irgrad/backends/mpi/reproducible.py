@@ -46,6 +46,19 @@ def _offsets(counts: Sequence[int]) -> list[int]:
     return [int(v) for v in np.concatenate([[0], np.cumsum(counts)[:-1]])] if counts else []
 
 
+def _alltoallv(comm: MPI.Comm, sendbuf: np.ndarray, send_counts: Sequence[int], recv_bytes: int, wait: Wait) -> np.ndarray:
+    """Bytes `sendbuf[offset j : + send_counts[j]]` to member j; `recv_bytes` from each member,
+    concatenated in group order."""
+    recv_counts = [recv_bytes] * comm.size
+    recvbuf = np.empty(recv_bytes * comm.size, np.uint8)
+    request = comm.Ialltoallv(
+        [sendbuf, (list(send_counts), _offsets(send_counts)), MPI.BYTE],
+        [recvbuf, (recv_counts, _offsets(recv_counts)), MPI.BYTE],
+    )
+    wait([request])
+    return recvbuf
+
+
 def exchange_chunks(
     comm: MPI.Comm, chunks: Sequence[np.ndarray], recv_shape: Sequence[int], wait: Wait
 ) -> tuple[list[np.ndarray], int]:
@@ -55,13 +68,7 @@ def exchange_chunks(
     send_counts = [s.size for s in send]
     sendbuf = np.concatenate(send) if send else np.empty(0, np.uint8)
     size = int(np.prod(recv_shape, dtype=np.int64)) * dtype.itemsize
-    recv_counts = [size] * comm.size
-    recvbuf = np.empty(size * comm.size, np.uint8)
-    request = comm.Ialltoallv(
-        [sendbuf, (send_counts, _offsets(send_counts)), MPI.BYTE],
-        [recvbuf, (recv_counts, _offsets(recv_counts)), MPI.BYTE],
-    )
-    wait([request])
+    recvbuf = _alltoallv(comm, sendbuf, send_counts, size, wait)
     parts = [_from_bytes(recvbuf[i * size:(i + 1) * size], dtype, recv_shape) for i in range(comm.size)]
     return parts, sum(send_counts) - send_counts[comm.rank]
 
@@ -93,13 +100,17 @@ def all_reduce(comm: MPI.Comm, x: np.ndarray, kind: ReductionKind, wait: Wait) -
         parts, sent = gather_whole(comm, x, wait)
         return np.asarray(combine(parts, kind)).copy(), sent
     flat = np.ascontiguousarray(x).reshape(-1)
-    counts = [len(c) for c in np.array_split(np.arange(flat.size), g)]
-    starts = _offsets(counts)
-    chunks = [flat[s:s + c] for s, c in zip(starts, counts)]
-    parts, sent = exchange_chunks(comm, chunks, (counts[comm.rank],), wait)
+    base, extra = divmod(flat.size, g)  # np.array_split's chunks: the first `extra` one longer
+    counts = [base + (i < extra) for i in range(g)]
+    item = x.dtype.itemsize
+    mine = counts[comm.rank]
+    # The chunks are consecutive: the array itself is the send buffer.
+    recvbuf = _alltoallv(comm, flat.view(np.uint8), [c * item for c in counts], mine * item, wait)
+    parts = [recvbuf[i * mine * item:(i + 1) * mine * item].view(x.dtype) for i in range(g)]
+    sent = (flat.size - mine) * item
     reduced = np.asarray(combine(parts, kind), dtype=x.dtype)
     whole, sent_back = _gather_chunks(comm, reduced, counts, wait)
-    return whole.reshape(x.shape).copy(), sent + sent_back
+    return whole.reshape(x.shape), sent + sent_back
 
 
 def reduce_scatter(comm: MPI.Comm, x: np.ndarray, axis: int, kind: ReductionKind, wait: Wait) -> tuple[np.ndarray, int]:

@@ -33,7 +33,7 @@ for grid in grids:
     for axes in axes_choices:
         g = math.prod(grid[a] for a in axes)
         for dtype, shape in [(np.float64, (2 * g, 3)), (np.float32, (4 * g, 700)), (np.int32, (g, 5)),
-                             (np.float64, (g * 1001,)), (np.float64, ())]:
+                             (np.float64, (g * 1001,)), (np.float64, (g * 1001 + 1,)), (np.float64, ())]:
             rng = np.random.default_rng(abs(hash((grid, axes, shape))) % 2**32)
             values = [(rng.standard_normal(shape) * 10).astype(dtype) for _ in range(size)]
             for kind in (ReductionKind.SUM, ReductionKind.MAX, ReductionKind.MIN, ReductionKind.PRODUCT, ReductionKind.AVERAGE):
