@@ -271,6 +271,7 @@ register_pass("shard-partition", lazy("irgrad.transforms.shard.shard_partition",
 register_pass(
     "shard-erase-annotations", lazy("irgrad.transforms.shard.shard_erase_annotations", "ShardEraseAnnotationsPass")
 )
+register_pass("convert-shard-to-mpi", lazy("irgrad.transforms.shard.shard_to_mpi", "ConvertShardToMpiPass"))
 register_pass(
     "generate-runtime-verification",
     lazy("irgrad.transforms.generate_runtime_verification", "GenerateRuntimeVerificationPass"),

@@ -43,6 +43,7 @@ from irgrad.backends.interpreter.runner import (
     lookup_function,
     make_interpreter,
 )
+from irgrad.backends.interpreter.mpi import MpiFunctions
 from irgrad.backends.interpreter.shard import Collective, Device, ShardFunctions
 from irgrad.diagnostics import IrgradError
 from irgrad.dialects import shard
@@ -257,6 +258,7 @@ def run_spmd(
         interpreter = make_interpreter(module, [_Cancellation(communicator)])
         device = Device(index, grid, communicator)
         interpreter.register_implementations(ShardFunctions(device), override=True)
+        interpreter.register_implementations(MpiFunctions(device), override=True)
         with np.errstate(all="ignore"):  # numpy's error state is per thread
             values = interpreter.call_op(func, inputs[index])
         # results the caller owns, as run_function returns them
@@ -277,7 +279,9 @@ def run_device(
         inputs = check_arguments(func, args)
     check_supported(module, func)
     interpreter = make_interpreter(module, [_Cancellation(communicator)])
-    interpreter.register_implementations(ShardFunctions(Device(index, grid, communicator)), override=True)
+    device = Device(index, grid, communicator)
+    interpreter.register_implementations(ShardFunctions(device), override=True)
+    interpreter.register_implementations(MpiFunctions(device), override=True)
     with np.errstate(all="ignore"):
         values = interpreter.call_op(func, inputs)
     return tuple(np.array(v, order="C") if isinstance(v, np.ndarray) else v for v in values)

@@ -38,7 +38,8 @@ from xdsl.traits import Pure
 from irgrad.backends.interpreter.errors import InterpreterError
 from irgrad.backends.interpreter.shard import _request
 from irgrad.backends.spmd import DeviceAborted, GridCommunicator, SpmdResult, _check_grid_shape, run_devices
-from irgrad.dialects import shard
+from irgrad.backends.interpreter.mpi import comm_of, data_request
+from irgrad.dialects import mpi, shard
 
 _COMPILED_CALLS = threading.Lock()
 """Compiled pieces run one at a time: the CPU runtime's thread pool and allocator are shared."""
@@ -101,7 +102,7 @@ def _is_constant(op: Operation) -> bool:
     not one: each device answers it)."""
     return (
         not op.operands and not op.regions and op.has_trait(Pure) and len(op.results) == 1
-        and not isinstance(op, shard.ProcessLinearIndexOp)
+        and not isinstance(op, shard.ProcessLinearIndexOp | mpi.GridCommOp | mpi.CommWorldOp | mpi.CommRankOp)
     )
 
 
@@ -319,6 +320,13 @@ class SpmdProgram:
                 env.update(zip(op.results, passed))
             elif isinstance(step, shard.ProcessLinearIndexOp):
                 env[step.results[0]] = index
+            elif isinstance(step, mpi.GridCommOp | mpi.CommWorldOp):
+                env[step.results[0]] = comm_of(step, self.grid)
+            elif isinstance(step, mpi.CommRankOp):
+                env[step.results[0]] = np.int32(env[step.comm].rank_of(index))
+            elif isinstance(step, mpi.DATA_MOVEMENT):
+                request, value = data_request(step, env[step.comm], np.asarray(_value(env, step.input), order="C"))
+                env[step.results[0]] = communicator.exchange(index, request, value, step)
             else:
                 value = np.asarray(_value(env, step.operands[0]), order="C")  # 0-d stays 0-d
                 env[step.results[0]] = communicator.exchange(index, _request(step), value, step)
@@ -327,7 +335,7 @@ class SpmdProgram:
 def _communicates(op: Operation) -> bool:
     """`op` is a collective or the device's index, or has one in its regions: it is run from
     Python, not compiled."""
-    return any(isinstance(inner, (*shard.COLLECTIVES, shard.ProcessLinearIndexOp)) for inner in op.walk())
+    return any(isinstance(inner, (*shard.COLLECTIVES, shard.ProcessLinearIndexOp, *mpi.OPS)) for inner in op.walk())
 
 
 def _python_constant(op: Operation) -> bool:

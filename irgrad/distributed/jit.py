@@ -8,16 +8,17 @@ The steps are the compiler's, each visible with `.lower(*args).as_text(stage)`:
    (the VJP of a sharding constraint constrains the cotangent), so the backward pass is
    partitioned by the same rules as the forward ("autodiff");
 3. `shard-partition` and `symbol-dce`: the per-device program with its collectives ("spmd");
-4. run it on the simulated grid, one thread per device, collectives meeting in the middle
+   `convert-shard-to-mpi` makes it message passing with reductions in a fixed order ("mpi"),
+   what each process of a multi-process job runs (irgrad/distributed/on_processes.py);
+4. run the "mpi" stage on the simulated grid, one thread per device, collectives meeting in the middle
    (irgrad/backends/spmd.py): compiled for the CPU piece by piece between collectives
    (`backend="cpu"`, the default; irgrad/backends/spmd_cpu.py) or on the reference interpreter
    (`backend="interp"`); results are assembled into global arrays.
 
-Loops and branches (`ig.fori_loop`, `ig.while_loop`, `ig.cond`) are partitioned inside: a
-data-parallel training loop keeps its batch split and all-reduces its gradients in the loop body.
-
+Loops and branches (`ig.fori_loop`, `ig.while_loop`, `ig.cond`) are partitioned inside.
 Like `ig.jit`, a new argument signature (structure, shapes, dtypes) traces a new program;
-`stats` holds the last call's communication counts per device.
+`stats` holds the last call's communication counts per device: the data movement the "mpi"
+stage does (`all_to_all`, `all_gather`), and the bytes each device sends.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from xdsl.printer import Printer
 from irgrad.tracing.pytree import tree_flatten, tree_unflatten
 from irgrad.tracing.tracer import ShapeDtype, trace
 
-STAGES = ("global", "autodiff", "spmd")
+STAGES = ("global", "autodiff", "spmd", "mpi")
 
 
 def _global_shape_dtype(x: Any) -> ShapeDtype:
@@ -165,6 +166,9 @@ class DistributedJitted:
         spmd = modules["autodiff"].clone()
         build_pipeline("shard-partition,symbol-dce,canonicalize,cse").apply(make_context(plugins=False), spmd)
         modules["spmd"] = spmd
+        processes = spmd.clone()
+        build_pipeline("convert-shard-to-mpi,canonicalize,cse").apply(make_context(plugins=False), processes)
+        modules["mpi"] = processes
         return Lowered(modules, program.entry), program.traced.out_tree
 
     def __call__(self, *args: Any) -> Any:
@@ -181,7 +185,7 @@ class DistributedJitted:
         leaves, _ = tree_flatten(list(args))
         program = self._compiled(lowered, self._signature(args)) if self.backend == "cpu" else None
         results, mine = run_on_processes(
-            lowered.modules["spmd"], lowered.entry, self.mesh, leaves, group, program, lowered.fingerprint
+            lowered.modules["mpi"], lowered.entry, self.mesh, leaves, group, program, lowered.fingerprint
         )
         self.stats = [None] * group.size
         self.stats[group.rank] = mine
@@ -190,7 +194,8 @@ class DistributedJitted:
     def simulate(self, *args: Any) -> Any:
         """Every device of the mesh in this process, one thread each, on global arrays: the
         oracle and debugging mode, in a job of any size (a ShardedArray argument must then be
-        replicated or come from a 1-process job)."""
+        replicated or come from a 1-process job). The devices run the program the processes
+        run (the "mpi" stage, compiled the same way), so results are bit-identical to theirs."""
         from irgrad.backends.spmd import run_partitioned
 
         lowered, out_tree = self._lower(args)
@@ -199,17 +204,17 @@ class DistributedJitted:
         runner = None
         if self.backend == "cpu":
             runner = self._compiled(lowered, self._signature(args)).run
-        results, self.stats = run_partitioned(lowered.modules["spmd"], lowered.entry, inputs, runner)
+        results, self.stats = run_partitioned(lowered.modules["mpi"], lowered.entry, inputs, runner)
         return tree_unflatten(out_tree, [np.asarray(r) for r in results])
 
-    def _compiled(self, lowered: Lowered, key: Any) -> Any:
-        """The per-device program compiled piece by piece (irgrad/backends/spmd_cpu.py), once per
-        signature."""
-        if key not in self._programs:
+    def _compiled(self, lowered: Lowered, key: Any, stage: str = "mpi") -> Any:
+        """The per-device program of `stage` compiled piece by piece (irgrad/backends/spmd_cpu.py),
+        once per signature."""
+        if (key, stage) not in self._programs:
             from irgrad.backends.spmd_cpu import SpmdProgram
 
-            self._programs[key] = SpmdProgram(lowered.modules["spmd"], lowered.entry, self.mesh.shape)
-        return self._programs[key]
+            self._programs[(key, stage)] = SpmdProgram(lowered.modules[stage], lowered.entry, self.mesh.shape)
+        return self._programs[(key, stage)]
 
 
 def jit(

@@ -43,6 +43,7 @@ from irgrad.backends.interpreter.nn_linear import NNLinearFunctions
 from irgrad.backends.interpreter.nn_reduction import NNReductionFunctions
 from irgrad.backends.interpreter.cf import CfAssertFunctions
 from irgrad.backends.interpreter.scf import ScfFunctions
+from irgrad.backends.interpreter.mpi import MpiFunctions
 from irgrad.backends.interpreter.shard import ShardFunctions
 from irgrad.backends.interpreter.tensor import TensorFunctions
 from irgrad.backends.interpreter.values import ResultChecker, describe, is_scalar_type
@@ -71,6 +72,7 @@ FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
     NNLinalgFunctions,
     BlasFunctions,
     ShardFunctions,
+    MpiFunctions,
     DebugFunctions,
 )
 

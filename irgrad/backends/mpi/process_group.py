@@ -221,7 +221,10 @@ class MpiGrid:
     def exchange(self, device: int, request: Collective, value: np.ndarray, op: Operation) -> np.ndarray:
         members = self.members(device, request.grid_axes)
         value = np.asarray(value)
-        what = f"{request.describe()} of {value.dtype}{list(value.shape)}"
+        if op is not None and op.name.startswith("mpi."):
+            what = f"{op.name} over grid axes {list(request.grid_axes)} of {value.dtype}{list(value.shape)}"
+        else:
+            what = f"{request.describe()} of {value.dtype}{list(value.shape)}"
         self.stats.collectives[request.kind] += 1
         if request.kind == "all_slice" or len(members) == 1:  # nothing moves: no agreement needed
             comm = MPI.COMM_SELF

@@ -20,7 +20,7 @@ def test_a_stuck_process_is_named_when_the_deadline_passes():
     job = launch("faults", 2, "stuck", "3", timeout=120)
     assert job.returncode != 0, job.describe()
     assert "CollectiveTimeout" in job.stderr, job.describe()
-    assert "process 0 of 2 waited 3 s at shard.all_reduce" in job.stderr
+    assert "process 0 of 2 waited 3 s at mpi.allgather over grid axes [0]" in job.stderr
     assert "for process(es) [1]" in job.stderr
     assert "faults.py:24:" in job.stderr  # the user's line that made the reduced value
 
