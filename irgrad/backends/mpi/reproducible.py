@@ -73,14 +73,19 @@ def exchange_chunks(
     return parts, sum(send_counts) - send_counts[comm.rank]
 
 
-def gather_whole(comm: MPI.Comm, x: np.ndarray, wait: Wait) -> tuple[list[np.ndarray], int]:
-    """Every member's `x` (all of one shape and dtype), in group order."""
+def _gather_bytes(comm: MPI.Comm, x: np.ndarray, wait: Wait) -> tuple[np.ndarray, int]:
+    """Every member's `x` (all of one shape and dtype) as bytes, in group order."""
     mine = _as_bytes(x)
     recvbuf = np.empty(mine.size * comm.size, np.uint8)
     wait([comm.Iallgather([mine, MPI.BYTE], [recvbuf, MPI.BYTE])])
-    n = mine.size
-    parts = [_from_bytes(recvbuf[i * n:(i + 1) * n], x.dtype, x.shape) for i in range(comm.size)]
-    return parts, (comm.size - 1) * n
+    return recvbuf, (comm.size - 1) * mine.size
+
+
+def gather_whole(comm: MPI.Comm, x: np.ndarray, wait: Wait) -> tuple[list[np.ndarray], int]:
+    """Every member's `x` (all of one shape and dtype), in group order."""
+    recvbuf, sent = _gather_bytes(comm, x, wait)
+    n = x.nbytes
+    return [_from_bytes(recvbuf[i * n:(i + 1) * n], x.dtype, x.shape) for i in range(comm.size)], sent
 
 
 def _gather_chunks(comm: MPI.Comm, mine: np.ndarray, counts: Sequence[int], wait: Wait) -> tuple[np.ndarray, int]:
@@ -120,12 +125,21 @@ def reduce_scatter(comm: MPI.Comm, x: np.ndarray, axis: int, kind: ReductionKind
 
 
 def all_gather(comm: MPI.Comm, x: np.ndarray, axis: int, wait: Wait) -> tuple[np.ndarray, int]:
+    if axis == 0:  # the parts are consecutive in the receive buffer: no copy
+        recvbuf, sent = _gather_bytes(comm, x, wait)
+        return recvbuf.view(x.dtype).reshape((comm.size * x.shape[0], *x.shape[1:])), sent
     parts, sent = gather_whole(comm, x, wait)
     return np.concatenate(parts, axis=axis), sent
 
 
 def all_to_all(comm: MPI.Comm, x: np.ndarray, split_axis: int, concat_axis: int, wait: Wait) -> tuple[np.ndarray, int]:
-    chunks = np.split(x, comm.size, axis=split_axis)
+    g = comm.size
+    if split_axis == 0 and concat_axis == 0:  # mpi.alltoall: the blocks are consecutive bytes
+        flat = np.ascontiguousarray(x).reshape(-1).view(np.uint8)
+        block = flat.size // g
+        recvbuf = _alltoallv(comm, flat, [block] * g, block, wait)
+        return recvbuf.view(x.dtype).reshape(x.shape), flat.size - block
+    chunks = np.split(x, g, axis=split_axis)
     parts, sent = exchange_chunks(comm, chunks, chunks[comm.rank].shape, wait)
     return np.concatenate(parts, axis=concat_axis), sent
 
