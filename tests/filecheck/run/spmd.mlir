@@ -2,6 +2,8 @@
 // RUN: irgrad-run %s --input %t.x.npy | filecheck %s
 // RUN: not irgrad-run %s --input %t.odd.npy 2>&1 | filecheck %s --check-prefix=SPLIT
 // RUN: irgrad-run %s --input %t.x.npy --backend cpu | filecheck %s
+// RUN: irgrad-opt %s -p convert-shard-to-mpi | irgrad-run - --input %t.x.npy | filecheck %s
+// RUN: irgrad-opt %s -p convert-shard-to-mpi | irgrad-run - --input %t.x.npy --backend cpu | filecheck %s
 // RUN: not irgrad-run %s --input %t.x.npy --backend gpu 2>&1 | filecheck %s --check-prefix=BACKEND
 // RUN: not irgrad-run %s --entry bad --input %t.x.npy --backend cpu 2>&1 | filecheck %s --check-prefix=COMPILED
 // RUN: not irgrad-run %s --entry bad --input %t.x.npy 2>&1 | filecheck %s --check-prefix=DEVICE
@@ -10,7 +12,8 @@
 // shard.grid attribute names: the input is the global array, split over the 4 devices by
 // shard.arg_split_axes; the results are assembled by shard.result_split_axes (the total is
 // replicated, the scaled rows are split like the input). With --backend cpu the code between
-// the collectives is compiled; the results are the same.
+// the collectives is compiled; the results are the same, and so they are after
+// convert-shard-to-mpi (the grid runs mpi.alltoall / mpi.allgather as collectives too).
 
 shard.grid @g(shape = 4)
 
