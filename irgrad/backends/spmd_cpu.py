@@ -265,7 +265,9 @@ class SpmdProgram:
         assert ret is not None
         env: dict[SSAValue, Any] = dict(zip(block.args, args))
         self._execute(self.steps, env, index, communicator, serialize)
-        return tuple(np.array(_value(env, v), order="C") for v in ret.operands)
+        # Results are the pieces' fresh arrays: copied only when one is an argument passed through.
+        values = [np.asarray(_value(env, v), order="C") for v in ret.operands]
+        return tuple(np.array(v) if any(v is a for a in args) else v for v in values)
 
     def _execute(
         self, steps: Sequence[_Step], env: dict[SSAValue, Any], index: int, communicator: Any,
