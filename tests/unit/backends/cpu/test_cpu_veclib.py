@@ -69,7 +69,10 @@ def test_special_values_as_in_libm(dtype) -> None:
     for got, want in ((got_exp, want_exp), (got_log, want_log)):
         exact = ~np.isfinite(want) | (want == 0) | (x == 0)  # NaN, +-inf, 0: exactly libm's
         np.testing.assert_array_equal(got[exact], want[exact])
-        assert np.array_equal(np.signbit(got[exact]), np.signbit(want[exact]))
+        # Signs of infinities and zeros are libm's; a NaN's sign is not specified (IEEE 754:
+        # log of a negative number is "a NaN"; glibc's libmvec gives -NaN, numpy 2.4's +NaN).
+        signed = exact & ~np.isnan(want)
+        assert np.array_equal(np.signbit(got[signed]), np.signbit(want[signed]))
         np.testing.assert_allclose(got[~exact], want[~exact], rtol=4 * np.finfo(dtype).eps)
 
 
