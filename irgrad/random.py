@@ -31,7 +31,7 @@ from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import api, broadcast_to, is_scalar, lift
 from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
-from irgrad.numpy.sorting import sort_order
+from irgrad.tracing.sorting import sort_order
 
 __all__ = [
     "PRNGKey",
@@ -450,7 +450,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> T
         if size > n:
             padding = full((size - n,), int(np.iinfo(np.int64).max), dtypes.int64)
             keys = lax.concatenate([keys, padding], 0)
-        order = sort_order(keys)  # the bitonic network ig.sort uses (irgrad/numpy/sorting.py)
+        order = sort_order(keys)  # the bitonic network ig.sort uses (irgrad/tracing/sorting.py)
         if size > n:
             order = lax.slice(order, [0], [n], [1])
     return order if array is None else lax.gather(array, order, axis)

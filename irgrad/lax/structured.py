@@ -9,7 +9,7 @@ rules), so autodiff, `ig.vmap`, `ig.jit` and every backend cover them.
 - `dynamic_slice`, `dynamic_update_slice` and their `_in_dim` / `_index_in_dim` forms: starts are
   Python ints or traced integer scalars, negative from the end, then clamped so the slice fits (JAX).
 - `top_k(operand, k)`: the k largest along the last axis, descending, ties in index order, NaN
-  largest; indices int32 (a stable bitonic sort, irgrad/numpy/sorting.py, then a gather).
+  largest; indices int32 (a stable bitonic sort, irgrad/tracing/sorting.py, then a gather).
 - `clamp(min, x, max)`, `select_n(which, *cases)`, `integer_pow(x, y)` (exact repeated squaring).
 
 Derivatives all come from the ops the composites are made of, and match JAX's: switch and select_n
@@ -37,7 +37,7 @@ from irgrad.numpy.arrays import flip, moveaxis
 from irgrad.tracing.pytree import tree_flatten, tree_unflatten
 from irgrad.numpy.shape import expand_dims, squeeze, take_along_axis
 from irgrad.numpy.data_dependent import is_int, slice_axis, static_int
-from irgrad.numpy.sorting import argsort_last
+from irgrad.tracing.sorting import argsort_last
 
 __all__ = [
     "associative_scan",

@@ -1,7 +1,9 @@
 """Elementwise math, comparisons, reductions, creation and matmul with numpy names and semantics.
 
-Broadcasting and JAX's dtype promotion happen here, once, through `api_support.operands`; the
-emitted IR then spells every broadcast (`nn.broadcast_in_dim`) and conversion (`nn.convert`).
+Broadcasting and JAX's dtype promotion happen once, in `operands` (irgrad/tracing/broadcasting.py);
+the emitted IR then spells every broadcast (`nn.broadcast_in_dim`) and conversion (`nn.convert`).
+The arithmetic, comparisons and `where` are the tracing core's (irgrad/tracing/elementwise.py),
+which passes' reference code uses too; here they become public, eager-capable functions.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes, primitives as lax
+from irgrad.tracing import dtypes, elementwise, primitives as lax
 from irgrad.numpy.support import (
     api,
     broadcast_shapes,
@@ -33,36 +35,25 @@ from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 # ---------------------------------------------------------------------------------------------
 
 
-def _binary(op_name: str, op_class: type[nn.ElementwiseBinaryOp], x: Any, y: Any) -> Tracer:
-    (a, b), d = operands(op_name, x, y)
-    if d == dtypes.bool_ and op_class in (nn.AddOp, nn.SubOp, nn.MulOp, nn.DivOp):
-        raise DTypeError(f"{op_name}: not defined on bool arrays; convert with .astype(){user_site()}")
-    return lax.binary(op_class, a, b)
-
-
 @api
 def add(x: Any, y: Any) -> Tracer:
-    return _binary("add", nn.AddOp, x, y)
+    return elementwise.add(x, y)
 
 
 @api
 def subtract(x: Any, y: Any) -> Tracer:
-    return _binary("subtract", nn.SubOp, x, y)
+    return elementwise.subtract(x, y)
 
 
 @api
 def multiply(x: Any, y: Any) -> Tracer:
-    return _binary("multiply", nn.MulOp, x, y)
+    return elementwise.multiply(x, y)
 
 
 @api
 def divide(x: Any, y: Any) -> Tracer:
     """True division: integer operands give float32, as jnp.divide."""
-    d = result_dtype(x, y)
-    if not dtypes.is_float(d):
-        d = dtypes.float32
-    (a, b), _ = operands("divide", x, y, dtype=d)
-    return lax.binary(nn.DivOp, a, b)
+    return elementwise.divide(x, y)
 
 
 true_divide = divide
@@ -76,7 +67,7 @@ def floor_divide(x: Any, y: Any) -> Tracer:
         # numpy's divmod at the infinities: an infinite dividend gives NaN; a finite nonzero
         # one over an infinite divisor of the other sign gives -1 (its remainder is that
         # infinity), where floor(x / y) would say -0.
-        a_inf, b_inf = _is_inf(a), _is_inf(b)
+        a_inf, b_inf = elementwise.is_inf(a), elementwise.is_inf(b)
         zero = _full(a.shape, 0, d)
         signs_differ = lax.compare("ne", lax.compare("lt", a, zero), lax.compare("lt", b, zero))
         minus_one = lax.select(lax.compare("ne", a, zero), signs_differ, lax.compare("ne", a, a))
@@ -92,13 +83,6 @@ def floor_divide(x: Any, y: Any) -> Tracer:
     return lax.binary(nn.SubOp, q, fix)
 
 
-def _is_inf(t: Tracer) -> Tracer:
-    """|t| == inf, as a compare (no abs: -inf and inf checked apart)."""
-    pos = lax.compare("eq", t, _full(t.shape, float("inf"), t.dtype))
-    neg = lax.compare("eq", t, _full(t.shape, float("-inf"), t.dtype))
-    return lax.select(pos, pos, neg)
-
-
 @api
 def remainder(x: Any, y: Any) -> Tracer:
     """`x % y` as numpy and Python define it: the result has the divisor's sign.
@@ -108,28 +92,7 @@ def remainder(x: Any, y: Any) -> Tracer:
     Floats: `x - floor(x / y) * y`, then moved into `[0, y)` (or `(y, 0]`) where rounding left
     it outside. The derivative is 1 in `x` and `-floor(x / y)` in `y`, away from the jumps.
     """
-    (a, b), d = operands("remainder", x, y)
-    zero = _full(a.shape, 0, d)
-    if dtypes.is_float(d):
-        r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, floor(lax.binary(nn.DivOp, a, b)), b))
-        # A finite x over an infinite y: x itself (then the sign rule below makes it +-inf
-        # where the signs differ), as numpy; x - floor(x / y) * y would be 0 * inf = NaN.
-        finite_over_inf = lax.select(_is_inf(b), lax.compare("eq", lax.binary(nn.SubOp, a, a), zero), _is_inf(b))
-        r = lax.select(finite_over_inf, a, r)
-    else:
-        q = lax.binary(nn.DivOp, a, b)
-        r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, q, b))
-        r = lax.select(lax.compare("eq", b, zero), zero, r)  # nn.div divides by 1 there
-    nonzero = lax.compare("ne", r, zero)
-    signs_differ = lax.compare("ne", lax.compare("lt", r, zero), lax.compare("lt", b, zero))
-    r = lax.select(lax.select(nonzero, signs_differ, nonzero), lax.binary(nn.AddOp, r, b), r)
-    if dtypes.is_float(d):
-        # Rounding can land exactly on |y|: numpy's result is then 0 with y's sign... or y - ulp;
-        # keep it inside the half-open interval.
-        at_y = lax.compare("eq", r, b)
-        at_y = lax.select(_is_inf(b), lax.compare("ne", b, b), at_y)  # +-inf is the answer there
-        r = lax.select(at_y, zero, r)
-    return r
+    return elementwise.remainder(x, y)
 
 
 mod = remainder
@@ -138,17 +101,7 @@ mod = remainder
 @api
 def floor(x: Any) -> Tracer:
     """floor(x) = x - mod(x, 1) would be inexact; built from convert (truncation) and a fix-up."""
-    t = lift(x)
-    if not dtypes.is_float(t.dtype):
-        return t
-    truncated = lax.convert(lax.convert(t, dtypes.int64), t.dtype)
-    fix = lax.compare("gt", truncated, t)
-    one = _full(t.shape, 1.0, t.dtype)
-    zero = _full(t.shape, 0.0, t.dtype)
-    result = lax.binary(nn.SubOp, truncated, lax.select(fix, one, zero))
-    # Values too large for int64 are already integral; NaN and inf pass through.
-    big = lax.compare("ge", lax.unary(nn.AbsOp, t), _full(t.shape, 2.0**52, t.dtype))
-    return lax.select(big, t, lax.select(lax.compare("ne", t, t), t, result))
+    return elementwise.floor(x)
 
 
 @api
@@ -176,12 +129,12 @@ def power(x: Any, y: Any) -> Tracer:
 
 @api
 def maximum(x: Any, y: Any) -> Tracer:
-    return _binary("maximum", nn.MaximumOp, x, y)
+    return elementwise.binary("maximum", nn.MaximumOp, x, y)
 
 
 @api
 def minimum(x: Any, y: Any) -> Tracer:
-    return _binary("minimum", nn.MinimumOp, x, y)
+    return elementwise.binary("minimum", nn.MinimumOp, x, y)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,39 +260,34 @@ def log1p(x: Any) -> Tracer:
 # ---------------------------------------------------------------------------------------------
 
 
-def _compare(op_name: str, direction: str, x: Any, y: Any) -> Tracer:
-    (a, b), _ = operands(op_name, x, y)
-    return lax.compare(direction, a, b)
-
-
 @api
 def equal(x: Any, y: Any) -> Tracer:
-    return _compare("equal", "eq", x, y)
+    return elementwise.compare("eq", x, y)
 
 
 @api
 def not_equal(x: Any, y: Any) -> Tracer:
-    return _compare("not_equal", "ne", x, y)
+    return elementwise.compare("ne", x, y)
 
 
 @api
 def less(x: Any, y: Any) -> Tracer:
-    return _compare("less", "lt", x, y)
+    return elementwise.compare("lt", x, y)
 
 
 @api
 def less_equal(x: Any, y: Any) -> Tracer:
-    return _compare("less_equal", "le", x, y)
+    return elementwise.compare("le", x, y)
 
 
 @api
 def greater(x: Any, y: Any) -> Tracer:
-    return _compare("greater", "gt", x, y)
+    return elementwise.compare("gt", x, y)
 
 
 @api
 def greater_equal(x: Any, y: Any) -> Tracer:
-    return _compare("greater_equal", "ge", x, y)
+    return elementwise.compare("ge", x, y)
 
 
 @api
@@ -358,22 +306,13 @@ def where(condition: Any, x: Any, y: Any) -> Tracer:
 
 @api
 def _where(condition: Any, x: Any, y: Any) -> Tracer:
-    c = lift(condition)
-    if c.dtype != dtypes.bool_:
-        c = lax.convert(c, dtypes.bool_)
-    shape = broadcast_shapes("where", c.shape, _shape(x), _shape(y))
-    (a, b), _ = operands("where", _bcast(x, shape), _bcast(y, shape))
-    return lax.select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))
+    return elementwise.where(condition, x, y)
 
 
 def _shape(x: Any) -> tuple[int, ...]:
     from irgrad.numpy.support import shape_of
 
     return shape_of(x)
-
-
-def _bcast(x: Any, shape: tuple[int, ...]) -> Any:
-    return x if is_scalar(x) else broadcast_to(lift(x), shape)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,17 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes, primitives as lax
-from irgrad.numpy.support import api, lift, operands
+from irgrad.tracing import dtypes, elementwise, primitives as lax
+from irgrad.numpy.support import api, operands
 from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, user_site
-
-
-def _bitwise(op_name: str, op_class: type[nn.ElementwiseBinaryOp], x: Any, y: Any) -> Tracer:
-    (a, b), d = operands(op_name, x, y)
-    if dtypes.is_float(d):
-        raise DTypeError(f"{op_name}: needs integer or bool operands, got dtype {d}{user_site()}")
-    return lax.binary(op_class, a, b)
 
 
 def _shift_operands(op_name: str, x: Any, n: Any) -> tuple[Tracer, Tracer]:
@@ -36,27 +29,23 @@ def _shift_operands(op_name: str, x: Any, n: Any) -> tuple[Tracer, Tracer]:
 
 @api
 def bitwise_and(x: Any, y: Any) -> Tracer:
-    return _bitwise("bitwise_and", nn.AndOp, x, y)
+    return elementwise.bitwise_and(x, y)
 
 
 @api
 def bitwise_or(x: Any, y: Any) -> Tracer:
-    return _bitwise("bitwise_or", nn.OrOp, x, y)
+    return elementwise.bitwise("bitwise_or", nn.OrOp, x, y)
 
 
 @api
 def bitwise_xor(x: Any, y: Any) -> Tracer:
-    return _bitwise("bitwise_xor", nn.XorOp, x, y)
+    return elementwise.bitwise("bitwise_xor", nn.XorOp, x, y)
 
 
 @api
 def bitwise_not(x: Any) -> Tracer:
     """`~x`: all bits flipped (`-x - 1` on integers, logical not on bool)."""
-    t = lift(x)
-    if dtypes.is_float(t.dtype):
-        raise DTypeError(f"bitwise_not: needs an integer or bool operand, got dtype {t.dtype}{user_site()}")
-    ones = full(t.shape, True if t.dtype == dtypes.bool_ else -1, t.dtype)
-    return lax.binary(nn.XorOp, t, ones)
+    return elementwise.bitwise_not(x)
 
 
 invert = bitwise_not

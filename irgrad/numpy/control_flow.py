@@ -3,87 +3,26 @@
 Bodies are traced once, into regions of the function being traced (no unrolling, so a loop's
 IR and its derivative stay the size of one iteration). Bodies may use outer values directly;
 values made inside a body leave it only through its results. Carried values keep their shapes
-and dtypes across iterations; a mismatch is a ShapeError/DTypeError naming both.
+and dtypes across iterations; a mismatch is a ShapeError/DTypeError naming both. The region
+tracing and `fori_loop` itself are the tracing core's (irgrad/tracing/loops.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Region
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes, primitives as lax
-from irgrad.tracing.tracer import FunctionFrame, ShapeDtype, Tracer, as_tracer, current_frame, full
+from irgrad.tracing import dtypes, loops, primitives as lax
+from irgrad.tracing.tracer import ShapeDtype, Tracer, as_tracer, full
 from irgrad.numpy.support import api, is_scalar, lift, result_dtype
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 from irgrad.tracing.pytree import TreeDef, tree_flatten, tree_unflatten
-
-
-def _frame() -> FunctionFrame:
-    f = current_frame()
-    assert f is not None
-    return f
-
-
-def _trace_region(
-    fn: Callable[..., Any],
-    arg_avals: Sequence[ShapeDtype],
-    leading_block_types: Sequence[Any] = (),
-    make_args: Callable[[list[Any]], Sequence[Any]] | None = None,
-    result_avals: Sequence[ShapeDtype] = (),
-) -> tuple[Block, list[Tracer], Any]:
-    """Traces `fn` into a fresh block whose arguments are `leading_block_types` then the avals.
-
-    Returns the block (without terminator), the flat results as tracers of that block, and
-    the raw Python output. A Python scalar result takes the dtype of `result_avals` at its
-    position where it fits (weak typing), so `lambda i, c: 0.0` can carry a float64.
-    """
-    frame = _frame()
-    block = Block(arg_types=[*leading_block_types, *[a.tensor_type() for a in arg_avals]])
-    frame.scopes.append(block)
-    try:
-        args = [Tracer(a, frame, block) for a in block.args]
-        out = fn(*(make_args(args) if make_args else args))
-        leaves, tree = tree_flatten(out)
-        want = list(result_avals) + [None] * (len(leaves) - len(result_avals))
-        results = [as_tracer(frame, leaf, _weak_dtype(leaf, w and w.dtype)) for leaf, w in zip(leaves, want)]
-    finally:
-        frame.scopes.pop()
-    return block, results, (out, tree)
-
-
-def _weak_dtype(leaf: Any, other: np.dtype | None) -> np.dtype | None:
-    """The dtype a weak Python scalar result takes next to `other` (the carried dtype, or the
-    other branch's): `other` where the scalar fits it (JAX's weak typing), else its own."""
-    if not is_scalar(leaf) or other is None or dtypes.promote_weak(other, leaf) != other:
-        return None
-    return other
-
-
-def _carry(op_name: str, init: Any) -> tuple[list[Tracer], TreeDef, list[ShapeDtype]]:
-    leaves, tree = tree_flatten(init)
-    tracers = [lift(x) for x in leaves]
-    return tracers, tree, [ShapeDtype(t.shape, t.dtype) for t in tracers]
-
-
-def _match(op_name: str, what: str, results: list[Tracer], tree: TreeDef, want_tree: TreeDef,
-           want: Sequence[ShapeDtype]) -> list[Tracer]:
-    """Checks a body's outputs against the carried avals (weak scalars were lifted to fit)."""
-    if tree != want_tree:
-        raise ShapeError(f"{op_name}: {what} returned structure {tree!r}, expected {want_tree!r}{user_site()}")
-    out = []
-    for i, (r, a) in enumerate(zip(results, want)):
-        if r.shape != a.shape:
-            raise ShapeError(f"{op_name}: {what} output {i} has shape {r.shape}, expected {a.shape}{user_site()}")
-        if r.dtype != a.dtype:
-            raise DTypeError(f"{op_name}: {what} output {i} has dtype {r.dtype}, expected {a.dtype}{user_site()}")
-        out.append(r)
-    return out
 
 
 @api
@@ -96,7 +35,7 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
         raise ShapeError(f"cond: the predicate must be a scalar, got shape {p.shape}{user_site()}")
     if p.dtype != dtypes.bool_:
         p = lax.compare("ne", p, lax.convert(lift(0), p.dtype))
-    frame = _frame()
+    frame = loops.frame()
     flat_ops, ops_tree = tree_flatten(list(operands))
     op_tracers = [lift(x) for x in flat_ops]
 
@@ -120,7 +59,7 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
             return [
                 leaf if isinstance(leaf, Tracer)
                 else as_tracer(frame, leaf, result_dtype(leaf, other) if is_scalar(other)
-                               else _weak_dtype(leaf, other.dtype if isinstance(other, Tracer) else None))
+                               else loops.weak_dtype(leaf, other.dtype if isinstance(other, Tracer) else None))
                 for leaf, other in zip(leaves, others)
             ]
         finally:
@@ -131,7 +70,7 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
     t_res = lift_scalars(t_block, t_leaves, f_leaves)
     f_res = lift_scalars(f_block, f_leaves, t_leaves)
     want = [ShapeDtype(r.shape, r.dtype) for r in t_res]
-    f_res = _match("cond", "false_fn", f_res, f_tree, t_tree, want)
+    f_res = loops.match("cond", "false_fn", f_res, f_tree, t_tree, want)
     t_block.add_op(scf.YieldOp(*[r.value for r in t_res]))
     f_block.add_op(scf.YieldOp(*[r.value for r in f_res]))
     condition = lax.extract_scalar(p)
@@ -140,48 +79,22 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
     return tree_unflatten(t_tree, [frame.wrap(r) for r in op.results])
 
 
-def _index(bound: Any) -> Any:
-    frame = _frame()
-    if isinstance(bound, (int, np.integer)):
-        c = arith.ConstantOp.from_int_and_width(int(bound), IndexType())
-        frame.emit(c)
-        return c.result
-    return lax.to_index(lift(bound))
-
-
 @api
 def fori_loop(lower: Any, upper: Any, body_fn: Callable[[Any, Any], Any], init_val: Any) -> Any:
     """`for i in range(lower, upper): val = body_fn(i, val)`, traced to one `scf.for`.
 
     `i` is an int32 scalar; bounds may be Python ints or traced integer scalars.
     """
-    frame = _frame()
-    carry, tree, avals = _carry("fori_loop", init_val)
-    lb, ub = _index(lower), _index(upper)
-    one = arith.ConstantOp.from_int_and_width(1, IndexType())
-    frame.emit(one)
-
-    def body(iv: Tracer, *vals: Tracer) -> Any:
-        i = lax.scalar_to_tensor(iv.value)
-        return body_fn(i, tree_unflatten(tree, list(vals)))
-
-    block, results, (_, out_tree) = _trace_region(
-        body, avals, leading_block_types=[IndexType()], result_avals=avals
-    )
-    results = _match("fori_loop", "body_fn", results, out_tree, tree, avals)
-    block.add_op(scf.YieldOp(*[r.value for r in results]))
-    op = scf.ForOp(lb, ub, one.result, [t.value for t in carry], block)
-    frame.emit(op)
-    return tree_unflatten(tree, [frame.wrap(r) for r in op.results])
+    return loops.fori_loop(lower, upper, body_fn, init_val)
 
 
 @api
 def while_loop(cond_fn: Callable[[Any], Any], body_fn: Callable[[Any], Any], init_val: Any) -> Any:
     """`while cond_fn(val): val = body_fn(val)`, traced to one `scf.while`."""
-    frame = _frame()
-    carry, tree, avals = _carry("while_loop", init_val)
+    frame = loops.frame()
+    carry, tree, avals = loops.carry(init_val)
 
-    before, c_res, (_, c_tree) = _trace_region(
+    before, c_res, (_, c_tree) = loops.trace_region(
         lambda *vals: cond_fn(tree_unflatten(tree, list(vals))), avals
     )
     if len(c_res) != 1 or c_res[0].shape != () or c_res[0].dtype != dtypes.bool_:
@@ -196,10 +109,10 @@ def while_loop(cond_fn: Callable[[Any], Any], body_fn: Callable[[Any], Any], ini
         frame.scopes.pop()
     before.add_op(scf.ConditionOp(condition, *before.args))
 
-    after, b_res, (_, b_tree) = _trace_region(
+    after, b_res, (_, b_tree) = loops.trace_region(
         lambda *vals: body_fn(tree_unflatten(tree, list(vals))), avals, result_avals=avals
     )
-    b_res = _match("while_loop", "body_fn", b_res, b_tree, tree, avals)
+    b_res = loops.match("while_loop", "body_fn", b_res, b_tree, tree, avals)
     after.add_op(scf.YieldOp(*[r.value for r in b_res]))
     op = scf.WhileOp([t.value for t in carry], [a.tensor_type() for a in avals], Region(before), Region(after))
     frame.emit(op)
@@ -218,8 +131,8 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     reads: the result buffers are written, never read, so the tape stays one row per iteration of
     the true carry and the derivative stays linear in `length`.
     """
-    frame = _frame()
-    carry, tree, avals = _carry("scan", init)
+    frame = loops.frame()
+    carry, tree, avals = loops.carry(init)
     x_leaves, x_tree = tree_flatten(xs)
     x_tracers = [lift(x) for x in x_leaves]
     lengths = {t.shape[0] if t.shape else None for t in x_tracers}
@@ -263,9 +176,9 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
         y_tree.append((c_tree, tree_y, len(c_leaves)))
         return [*c_leaves, *y_leaves]
 
-    block, results, _ = _trace_region(body, avals, leading_block_types=[IndexType()], result_avals=avals)
+    block, results, _ = loops.trace_region(body, avals, leading_block_types=[IndexType()], result_avals=avals)
     c_tree, tree_y, count = y_tree[0]
-    carried = _match("scan", "f's carry", results[:count], c_tree, tree, avals)
+    carried = loops.match("scan", "f's carry", results[:count], c_tree, tree, avals)
     ys = results[count:]
     # The stacked results: a zero buffer per y leaf, carried through the loop, row i written.
     buffers = [full((n, *y.shape), 0, y.dtype) for y in ys]
@@ -282,9 +195,9 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
         block.add_op(scf.YieldOp(*[r.value for r in carried], *written))
     finally:
         frame.scopes.pop()
-    lb = _index(0)
-    ub = _index(n)
-    one = _index(1)
+    lb = loops.index(0)
+    ub = loops.index(n)
+    one = loops.index(1)
     op = scf.ForOp(lb, ub, one, [t.value for t in carry] + [b.value for b in buffers], block)
     frame.emit(op)
     final = [frame.wrap(r) for r in op.results]

@@ -24,7 +24,7 @@ from irgrad.numpy import basic as np_api
 from irgrad.numpy.numerics import isnan
 from irgrad.numpy.reductions import cumsum as _np_cumsum
 from irgrad.numpy.shape import stack, take
-from irgrad.numpy.sorting import argsort_last
+from irgrad.tracing.sorting import argsort_last
 from irgrad.numpy.support import api, broadcast_to, lift
 from irgrad.tracing import dtypes
 from irgrad.tracing import primitives as lax

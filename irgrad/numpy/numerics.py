@@ -10,6 +10,8 @@ and that is their contract (docs/autodiff.md):
   through them (they are constants to autodiff, as in JAX).
 - `var` is a mean of squared deviations; `std` its square root, whose gradient where the
   variance is 0 (a constant input) is decided as 0, not the NaN of sqrt'(0) * 0.
+The cores of isfinite/isinf, all/any and argmax/argmin are the tracing core's
+(irgrad/tracing/elementwise.py, reductions.py), which a pass's reference code uses too.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from irgrad.dialects import nn
-from irgrad.tracing import dtypes, primitives as lax
+from irgrad.tracing import dtypes, elementwise, primitives as lax, reductions
 from irgrad.numpy.support import api, lift, normalize_axes, operands, require_float
 from irgrad.tracing.tracer import Tracer, full
-from irgrad.tracing.errors import ShapeError, user_site
+from irgrad.tracing.errors import user_site
 
 Axis = int | Sequence[int] | None
 
@@ -55,26 +57,16 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Tracer:  # noqa: A002 (num
 # ---------------------------------------------------------------------------------------------
 
 
-def _magnitude_vs_inf(x: Any, direction: str, integers: bool) -> Tracer:
-    """`|x| <direction> inf` for a float x; `integers` (bool) for integer and bool x, which
-    are always finite."""
-    t = lift(x)
-    if not dtypes.is_float(t.dtype):
-        return full(t.shape, integers, dtypes.bool_)
-    m = lax.unary(nn.AbsOp, t)
-    return lax.compare(direction, m, full(m.shape, float("inf"), m.dtype))
-
-
 @api
 def isfinite(x: Any) -> Tracer:
     """Neither infinite nor NaN (bool): |x| < inf, false for NaN."""
-    return _magnitude_vs_inf(x, "lt", True)
+    return elementwise.magnitude_vs_inf(x, "lt", True)
 
 
 @api
 def isinf(x: Any) -> Tracer:
     """+inf or -inf (bool)."""
-    return _magnitude_vs_inf(x, "eq", False)
+    return elementwise.magnitude_vs_inf(x, "eq", False)
 
 
 @api
@@ -91,75 +83,28 @@ def isnan(x: Any) -> Tracer:
 # ---------------------------------------------------------------------------------------------
 
 
-def _as_bool(x: Any) -> Tracer:
-    t = lift(x)
-    return t if t.dtype == dtypes.bool_ else lax.compare("ne", t, full(t.shape, 0, t.dtype))
-
-
-def _bool_reduce(op_name: str, op_class: type[nn.ReduceOp], over_nothing: bool, x: Any, axis: Axis,
-                 keepdims: bool) -> Tracer:  # fmt: skip
-    """all (min) / any (max) of `x != 0` along `axis`; `over_nothing` for an empty reduction."""
-    t = _as_bool(x)
-    axes = normalize_axes(op_name, axis, t.ndim)
-    if builtins.any(t.shape[a] == 0 for a in axes):
-        return full(_reduced_shape(t.shape, axes, keepdims), over_nothing, dtypes.bool_)
-    r = lax.reduce(op_class, lax.convert(t, dtypes.int32), axes, keepdims)
-    return lax.compare("ne", r, full(r.shape, 0, dtypes.int32))
-
-
 @api
 def all(x: Any, axis: Axis = None, keepdims: bool = False) -> Tracer:  # noqa: A001
     """Whether every element (along `axis`) is true (nonzero); true over no elements."""
-    return _bool_reduce("all", nn.ReduceMinOp, True, x, axis, keepdims)
+    return reductions.bool_reduce("all", nn.ReduceMinOp, True, x, axis, keepdims)
 
 
 @api
 def any(x: Any, axis: Axis = None, keepdims: bool = False) -> Tracer:  # noqa: A001
     """Whether some element (along `axis`) is true (nonzero); false over no elements."""
-    return _bool_reduce("any", nn.ReduceMaxOp, False, x, axis, keepdims)
-
-
-def _reduced_shape(shape: tuple[int, ...], axes: list[int], keepdims: bool) -> tuple[int, ...]:
-    if keepdims:
-        return tuple(1 if i in axes else d for i, d in enumerate(shape))
-    return tuple(d for i, d in enumerate(shape) if i not in axes)
-
-
-def _arg_extreme(op_name: str, op_class: type[nn.ReduceOp], x: Any, axis: int | None, keepdims: bool) -> Tracer:
-    """The first index of the extreme along `axis` (of the flattened array for None), int32; a
-    NaN counts as the extreme, as in numpy: max/min propagate it, and the first NaN wins."""
-    t = lift(x)
-    if axis is None:
-        flat = lax.reshape(t, (t.size,))
-        r = _arg_extreme(op_name, op_class, flat, 0, False)
-        return lax.reshape(r, (1,) * t.ndim) if keepdims else r
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise ShapeError(f"{op_name}: axis must be an int or None, got {axis!r}{user_site()}")
-    (ax,) = normalize_axes(op_name, axis, t.ndim)
-    n = t.shape[ax]
-    if n == 0:
-        raise ShapeError(f"{op_name}: attempt to get {op_name} of an empty sequence (axis {ax} of shape {t.shape}){user_site()}")
-    if n >= 2**31:
-        raise ShapeError(f"{op_name}: axis {ax} of shape {t.shape} is too long for int32 indices{user_site()}")
-    extreme = lax.reduce(op_class, t, [ax], True)
-    hit = lax.compare("eq", t, lax.broadcast_in_dim(extreme, t.shape, list(range(t.ndim))))
-    if dtypes.is_float(t.dtype):
-        hit = lax.binary(nn.OrOp, hit, lax.compare("ne", t, t))
-    position = lax.iota(t.shape, ax, dtypes.int32)
-    candidates = lax.select(hit, position, full(t.shape, n, dtypes.int32))
-    return lax.reduce(nn.ReduceMinOp, candidates, [ax], keepdims)
+    return reductions.bool_reduce("any", nn.ReduceMaxOp, False, x, axis, keepdims)
 
 
 @api
 def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Tracer:
     """Index of the first maximum along `axis` (of the flattened array for None), int32."""
-    return _arg_extreme("argmax", nn.ReduceMaxOp, x, axis, keepdims)
+    return reductions.arg_extreme("argmax", nn.ReduceMaxOp, x, axis, keepdims)
 
 
 @api
 def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Tracer:
     """Index of the first minimum along `axis` (of the flattened array for None), int32."""
-    return _arg_extreme("argmin", nn.ReduceMinOp, x, axis, keepdims)
+    return reductions.arg_extreme("argmin", nn.ReduceMinOp, x, axis, keepdims)
 
 
 @api

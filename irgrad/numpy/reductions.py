@@ -10,7 +10,7 @@ deciding (docs/autodiff.md, Contracts):
 - cumsum, cumprod: Hillis-Steele scans, log2 n steps of "add (multiply) the array shifted by
   2**k" built from slice and pad: O(n log n) work, exact for integers (floats round in a
   different order than numpy's sequential loop).
-- sort, argsort: the bitonic network of irgrad/numpy/sorting.py (stable, NaN last); `sort` is a
+- sort, argsort: the bitonic network of irgrad/tracing/sorting.py (stable, NaN last); `sort` is a
   gather with the permutation, so its cotangent follows the permutation back (tied values
   each get the cotangent of the position the stable order gave them). argsort is int32, with
   no gradient.
@@ -35,7 +35,7 @@ from irgrad.tracing.errors import ShapeError, user_site
 from irgrad.numpy.numerics import all as _all, any as _any, isfinite, isnan
 from irgrad.numpy.arrays import atleast_2d, moveaxis
 from irgrad.numpy.shape import concatenate, take, take_along_axis
-from irgrad.numpy.sorting import argsort_last, less_and_equal
+from irgrad.tracing.sorting import argsort_last, less_and_equal
 
 __all__ = [
     "allclose",

@@ -1,19 +1,20 @@
-"""Shape functions with numpy names: reshape, transpose, broadcast_to, concatenate, pad, take ..."""
+"""Shape functions with numpy names: reshape, transpose, broadcast_to, concatenate, pad, take ...
+
+`take_along_axis` is the tracing core's (irgrad/tracing/gathers.py), made public and eager here.
+"""
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from irgrad.dialects import nn
-from irgrad.tracing import dtypes, primitives as lax
+from irgrad.tracing import gathers, primitives as lax
 from irgrad.numpy import support
 from irgrad.numpy.support import api, lift, normalize_axes
-from irgrad.tracing.tracer import Tracer, full as _full
-from irgrad.tracing.errors import DTypeError, ShapeError, user_site
+from irgrad.tracing.tracer import Tracer
+from irgrad.tracing.errors import ShapeError, user_site
 
 
 def _resolve_shape(op_name: str, size: int, shape: Sequence[int]) -> tuple[int, ...]:
@@ -135,14 +136,6 @@ def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0
     return lax.pad(t, value, widths[:, 0].tolist(), widths[:, 1].tolist())
 
 
-def _index_array(op_name: str, indices: Any) -> Tracer:
-    idx = lift(indices)
-    if idx.dtype not in dtypes.INTS:
-        if idx.dtype == dtypes.bool_ or dtypes.is_float(idx.dtype):
-            raise DTypeError(f"{op_name}: indices must be integers, got {idx.dtype}{user_site()}")
-    return idx
-
-
 @api
 def take(x: Any, indices: Any, axis: int | None = None) -> Tracer:
     """numpy's take: negative indices count from the end; out-of-range indices are clamped."""
@@ -151,43 +144,10 @@ def take(x: Any, indices: Any, axis: int | None = None) -> Tracer:
         t = lax.reshape(t, (t.size,))
         axis = 0
     ax = normalize_axes("take", axis, t.ndim)[0]
-    return lax.gather(t, _index_array("take", indices), ax)
+    return lax.gather(t, gathers.index_array("take", indices), ax)
 
 
 @api
 def take_along_axis(x: Any, indices: Any, axis: int) -> Tracer:
     """numpy's take_along_axis, built as one gather on the flattened array."""
-    t = lift(x)
-    idx = _index_array("take_along_axis", indices)
-    ax = normalize_axes("take_along_axis", axis, t.ndim)[0]
-    if idx.ndim != t.ndim:
-        raise ShapeError(
-            f"take_along_axis: indices {idx.shape} and array {t.shape} need the same rank{user_site()}"
-        )
-    out_shape = support.broadcast_shapes(
-        "take_along_axis",
-        [d for i, d in enumerate(t.shape) if i != ax],
-        [d for i, d in enumerate(idx.shape) if i != ax],
-    )
-    out_shape = (*out_shape[:ax], idx.shape[ax], *out_shape[ax:])
-    idx = support.broadcast_to(idx, out_shape)
-    n = t.shape[ax]
-    # Wrap negative indices and clamp here, so the flat offset below stays inside its row.
-    zero = _full(idx.shape, 0, idx.dtype)
-    size = _full(idx.shape, n, idx.dtype)
-    idx = lax.select(lax.compare("lt", idx, zero), lax.binary(nn.AddOp, idx, size), idx)
-    idx = lax.binary(nn.MaximumOp, idx, zero)
-    idx = lax.binary(nn.MinimumOp, idx, _full(idx.shape, builtins.max(n - 1, 0), idx.dtype))
-    # Flat index = sum over axes of coordinate * stride, with `idx` standing in on `ax`.
-    src_shape = tuple(out_shape[i] if i != ax else n for i in range(t.ndim))
-    t = support.broadcast_to(t, src_shape)
-    strides = np.cumprod((*src_shape[1:], 1)[::-1])[::-1]
-    flat = idx
-    if strides[ax] != 1:
-        flat = lax.binary(nn.MulOp, idx, _full(idx.shape, int(strides[ax]), idx.dtype))
-    for i in range(t.ndim):
-        if i == ax or out_shape[i] == 1:
-            continue
-        coord = lax.iota(out_shape, i, idx.dtype)
-        flat = lax.binary(nn.AddOp, flat, lax.binary(nn.MulOp, coord, _full(idx.shape, int(strides[i]), idx.dtype)))
-    return lax.gather(lax.reshape(t, (t.size,)), flat, 0)
+    return gathers.take_along_axis(x, indices, axis)

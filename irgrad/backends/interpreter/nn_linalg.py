@@ -3,7 +3,7 @@ trsm, getrf, syevd, gesdd, geqrf + orgqr).
 
 Each works on the last two dimensions with any leading batch dimensions, in the operand's dtype
 (f32 or f64 only). The implementations follow the traced reference loops of
-irgrad/numpy/linalg/reference_loops.py (`cholesky_loop`, `trsm_loop`, `lu_loop`) step for
+irgrad/tracing/reference_loops.py (`cholesky_loop`, `trsm_loop`, `lu_loop`) step for
 step, so a singular or indefinite input gives the same inf/NaN pattern there and here:
 
 - cholesky: numpy's (LAPACK's) factor of the symmetric matrix whose lower triangle is A's; a batch

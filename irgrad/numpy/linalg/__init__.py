@@ -10,8 +10,9 @@ that `ig.linalg.lu` is the function):
 - `decomp_qr`: `qr` (Householder, LAPACK's signs).
 - `decomp_eigh`: `eigh`, `eigvalsh` (symmetric). Not provided: eig/eigvals (non-symmetric).
 - `decomp_svd`: `svd`, `svdvals`, and on them `pinv`, `lstsq` (2-D), `matrix_rank`.
-- `reference_loops`: the loops `nn-expand-factorizations` traces for the factorization ops where
-  LAPACK is not used; `common`: the package-private helpers the others share.
+- `common`: the package-private argument checks the others share. The loops
+  `nn-expand-factorizations` traces for the factorization ops where LAPACK is not used, and the
+  index and mask builders, are the tracing core's (irgrad/tracing/reference_loops.py, matrices.py).
 
 As jax.numpy.linalg / jax.scipy.linalg: float32 and float64 (ints become float32; float16 and
 bfloat16 are refused), with leading batch dimensions, and JAX's failure modes (NaN, inf), not

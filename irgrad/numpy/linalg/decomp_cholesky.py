@@ -14,7 +14,8 @@ from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import api
 from irgrad.tracing import primitives as lax
 from irgrad.tracing.tracer import Tracer, full
-from irgrad.numpy.linalg.common import _iota, _mT, _matrix_rhs, _square, _static_bool, _symmetric_from, _where
+from irgrad.numpy.linalg.common import _matrix_rhs, _square, _static_bool
+from irgrad.tracing.matrices import iota as _iota, mT as _mT, symmetric_from as _symmetric_from, where as _where
 from irgrad.numpy.linalg.triangular import _solve_tri
 
 

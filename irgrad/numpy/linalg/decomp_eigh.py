@@ -16,7 +16,10 @@ from irgrad.numpy.support import api
 from irgrad.tracing import primitives as lax
 from irgrad.tracing.errors import user_site
 from irgrad.tracing.tracer import Tracer, full
-from irgrad.numpy.linalg.common import _diagonal, _iota, _mT, _square, _symmetric_from, _where
+from irgrad.numpy.linalg.common import _square
+from irgrad.tracing.matrices import (
+    diagonal as _diagonal, iota as _iota, mT as _mT, symmetric_from as _symmetric_from, where as _where,
+)
 
 
 def _eigh_core(a: Tracer) -> tuple[Tracer, Tracer]:

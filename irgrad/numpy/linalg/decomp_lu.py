@@ -23,9 +23,10 @@ from irgrad.numpy.support import api, broadcast_to, lift
 from irgrad.tracing import dtypes, primitives as lax
 from irgrad.tracing.errors import ShapeError, user_site
 from irgrad.tracing.tracer import Tracer, full
-from irgrad.numpy.linalg.common import (
-    _diagonal, _eye_like, _inverse_permutation, _iota, _mT, _matrix_rhs, _permute_rows, _square, _trace,
-    _trans_code, _triangle, _where,
+from irgrad.numpy.linalg.common import _matrix_rhs, _square, _trans_code
+from irgrad.tracing.matrices import (
+    diagonal as _diagonal, eye_like as _eye_like, inverse_permutation as _inverse_permutation, iota as _iota,
+    mT as _mT, permute_rows as _permute_rows, trace as _trace, triangle as _triangle, where as _where,
 )
 from irgrad.numpy.linalg.triangular import _trsm
 

@@ -15,7 +15,8 @@ from irgrad.numpy.support import api
 from irgrad.tracing import primitives as lax
 from irgrad.tracing.errors import ShapeError, user_site
 from irgrad.tracing.tracer import Tracer, full
-from irgrad.numpy.linalg.common import _float_array, _mT, _triangle
+from irgrad.numpy.linalg.common import _float_array
+from irgrad.tracing.matrices import mT as _mT, triangle as _triangle
 
 
 def _qr_core(a: Tracer) -> tuple[Tracer, Tracer]:

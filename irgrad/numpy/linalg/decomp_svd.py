@@ -22,9 +22,10 @@ from irgrad.numpy.support import api, lift
 from irgrad.tracing import dtypes, primitives as lax
 from irgrad.tracing.errors import ShapeError, user_site
 from irgrad.tracing.tracer import Tracer, full
-from irgrad.numpy.linalg.common import (
-    _diagonal, _eye_like, _float_array, _mT, _matrix_arg, _row_vec, _sort_columns, _square, _static_float,
-    _where,
+from irgrad.numpy.linalg.common import _float_array, _matrix_arg, _square, _static_float
+from irgrad.tracing.matrices import (
+    diagonal as _diagonal, eye_like as _eye_like, mT as _mT, row_vec as _row_vec, sort_columns as _sort_columns,
+    where as _where,
 )
 from irgrad.numpy.linalg.decomp_eigh import _eigh_core
 from irgrad.numpy.linalg.decomp_qr import _columns_from, _pad_columns, _transported

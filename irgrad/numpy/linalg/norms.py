@@ -21,7 +21,8 @@ from irgrad.numpy.support import api, lift, normalize_axes, require_float
 from irgrad.tracing import primitives as lax
 from irgrad.tracing.errors import user_site
 from irgrad.tracing.tracer import Tracer
-from irgrad.numpy.linalg.common import _matrix_arg, _safe_sqrt, _square
+from irgrad.numpy.linalg.common import _matrix_arg, _square
+from irgrad.tracing.matrices import safe_sqrt as _safe_sqrt
 from irgrad.numpy.linalg.decomp_lu import inv
 from irgrad.numpy.linalg.decomp_svd import svdvals
 

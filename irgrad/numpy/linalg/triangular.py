@@ -12,7 +12,8 @@ from irgrad.numpy import basic as np_api
 from irgrad.numpy.support import api
 from irgrad.tracing import primitives as lax
 from irgrad.tracing.tracer import Tracer
-from irgrad.numpy.linalg.common import _mT, _matrix_rhs, _square, _trans_code, _triangle
+from irgrad.numpy.linalg.common import _matrix_rhs, _square, _trans_code
+from irgrad.tracing.matrices import mT as _mT, triangle as _triangle
 
 
 _TRSM: dict[tuple[bool, bool], custom_jvp] = {}

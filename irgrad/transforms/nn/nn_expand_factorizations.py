@@ -3,10 +3,11 @@
 
 Why: LAPACK does these far better than any loop nest irgrad could generate, so the CPU
 pipeline calls it; every other target (the GPU, a CPU without LAPACK) needs them as ordinary
-IR. Each op becomes its reference loop (irgrad/numpy/linalg/reference_loops.py), traced from
-Python as JAX's `mlir.lower_fun` does; the loops meet the ops' contracts (NaN for a matrix
-that is not positive definite, getrf's pivots, LAPACK's QR signs), so a target may take
-either form. eigh and svd are the raw factorization, then the op's sign and NaN rules inline.
+IR. Each op becomes its reference loop (irgrad/tracing/reference_loops.py, written on the
+tracing core, which a pass may import), traced from Python as JAX's `mlir.lower_fun` does; the
+loops meet the ops' contracts (NaN for a matrix that is not positive definite, getrf's pivots,
+LAPACK's QR signs), so a target may take either form. eigh and svd are the raw factorization,
+then the op's sign and NaN rules inline.
 
 - `outline=true` (default, CPU): each op becomes a `func.call` of a private function tagged
   `irgrad.factorization = {kind = "potrf" | "trsm" | ..., ...}`, whose body
@@ -34,8 +35,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from irgrad.diagnostics import PassError
 from irgrad.dialects import nn
-from irgrad.dialects.autodiff import StopGradientOp
 from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR
+from irgrad.tracing import dtypes, reference_loops as loops
+from irgrad.tracing.tracer import ShapeDtype, trace
 
 FACTORIZATION_OPS = (nn.CholeskyOp, nn.TriangularSolveOp, nn.LUOp, nn.EighOp, nn.SvdOp, nn.QrOp)
 
@@ -56,11 +58,8 @@ def _kind(op: Operation) -> tuple[str, bool, bool]:
 
 
 def _reference(kind: str, lower: bool, unit: bool) -> Callable[..., Any]:
-    """The frontend's reference loop for one factorization, what is outlined (imported late:
-    the frontend imports the pass registry, not the other way round). For syevd and gesdd it
+    """The reference loop for one factorization, what is outlined. For syevd and gesdd it
     returns vectors of any sign, as LAPACK does; `_post` then applies the op's contract."""
-    from irgrad.numpy.linalg import reference_loops as loops
-
     if kind == "potrf":
         return loops.cholesky_loop
     if kind == "trsm":
@@ -77,8 +76,6 @@ def _reference(kind: str, lower: bool, unit: bool) -> Callable[..., Any]:
 def _post(kind: str) -> Callable[..., Any] | None:
     """What follows the outlined call, inline, as a function of (operands..., raw results...):
     the sign convention and the NaN rule of nn.eigh / nn.svd / nn.qr (None for the others)."""
-    from irgrad.numpy.linalg import reference_loops as loops
-
     if kind == "syevd":
         return loops.eigh_post
     if kind == "gesdd":
@@ -95,9 +92,6 @@ def _type_name(t: Any) -> str:
 
 def _trace_function(fn: Callable[..., Any], types: list[Any]) -> func.FuncOp:
     """`fn` traced for tensor arguments of `types`, as a detached function."""
-    from irgrad.tracing.tracer import ShapeDtype, trace
-    from irgrad.tracing import dtypes
-
     avals = []
     for t in types:
         assert isinstance(t, TensorType)
@@ -107,11 +101,6 @@ def _trace_function(fn: Callable[..., Any], types: list[Any]) -> func.FuncOp:
     assert len(functions) == 1, "a reference loop traces to one function"
     function = functions[0]
     function.detach()
-    # A reference is a primal computation (the op's own rules give its derivatives), and this
-    # pass may run after autodiff: the stop_gradient marks of argsort/argmax are identities.
-    for inner in list(function.walk()):
-        if isinstance(inner, StopGradientOp):
-            Rewriter.replace_op(inner, [], [inner.operands[0]])
     return function
 
 

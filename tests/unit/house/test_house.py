@@ -33,11 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 dialects import no pass, runtime or library; passes import no backend or library; nothing
 imports the tools' mains."""
 
-KNOWN_UPWARD = {
-    ("irgrad.transforms.nn.nn_expand_factorizations", "irgrad.numpy.linalg.reference_loops"):
-        "the factorizations' reference loops are still written on the numpy-style library, not on "
-        "the tracing core",
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
 BUDGET_LINES = 600
 OVER_BUDGET = {

@@ -18,7 +18,7 @@ import pytest
 import scipy.linalg as sl  # the oracle for the factorizations (a test dependency)
 
 import irgrad as ig
-from irgrad.numpy.linalg import reference_loops
+from irgrad.tracing import reference_loops
 
 
 SHAPES = [(1, 1), (2, 2), (5, 5), (17, 17), (3, 4, 5, 5)]

@@ -1,5 +1,6 @@
-"""The bitonic sorting network that `ig.argsort`, `ig.sort`, `ig.median` and
-`ig.random.permutation` share.
+"""The bitonic sorting network that `ig.argsort`, `ig.sort`, `ig.median`,
+`ig.random.permutation` and the reference loops of eigh and svd (irgrad/tracing/reference_loops.py)
+share; on the tracing core so that a pass may trace it.
 
 It sorts along the last axis, whose length must be a power of two (callers pad), and returns the
 permutation (int32 indices), never the values: callers gather with it, so the derivative of a
@@ -17,9 +18,9 @@ import numpy as np
 
 from irgrad.dialects import nn
 from irgrad.tracing import dtypes, primitives as lax
-from irgrad.numpy.support import broadcast_to, lift
+from irgrad.tracing.broadcasting import broadcast_to, lift
+from irgrad.tracing.loops import fori_loop
 from irgrad.tracing.tracer import Tracer, full
-from irgrad.numpy.control_flow import fori_loop
 
 
 def bitonic_stages(size: int) -> tuple[np.ndarray, np.ndarray]:
