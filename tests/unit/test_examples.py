@@ -74,7 +74,7 @@ def test_matrix_completion_example_recovers_the_unseen_entries():
 
 
 @pytest.mark.parametrize(
-    "script, n", [("data_parallel.py", 2), ("data_parallel.py", 4), ("tensor_parallel.py", 2), ("fsdp.py", 4)]
+    "script, n", [("data_parallel.py", 4), ("tensor_parallel.py", 2), ("fsdp.py", 2)]
 )
 def test_distributed_example_on_processes(script, n):
     """examples/distributed/ under `mpiexec -n 2` and `-n 4`: the loss of every step equals
