@@ -24,6 +24,7 @@ import atexit
 import os
 import sys
 import threading
+import time
 import traceback
 from typing import Any
 
@@ -113,6 +114,9 @@ def _report_and_abort(world: Any, kind: type[BaseException], error: BaseExceptio
         lines += traceback.format_exception(kind, error, tb)
     sys.stderr.write("".join(lines))
     sys.stderr.flush()
+    # The launcher forwards each process's output through a pipe; MPI_Abort tears the job down at
+    # once, and an error written just before it was sometimes lost (1 job in ~6): give it time.
+    time.sleep(0.5)
     world.Abort(1)
 
 
