@@ -295,6 +295,7 @@ register_pass(
 )
 register_pass("convert-blas-to-llvm", lazy("irgrad.lowering.llvm.blas_to_llvm", "ConvertBlasToLLVMPass"))
 register_pass("convert-debug-to-llvm", lazy("irgrad.lowering.llvm.debug_to_llvm", "ConvertDebugToLLVMPass"))
+register_pass("convert-mpi-to-llvm", lazy("irgrad.lowering.llvm.mpi_to_llvm", "ConvertMpiToLLVMPass"))
 register_pass(
     "convert-linalg-to-parallel-loops",
     lazy("irgrad.lowering.loops.linalg_to_parallel_loops", "ConvertLinalgToParallelLoopsPass"),

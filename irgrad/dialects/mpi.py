@@ -14,8 +14,10 @@ Communicators are values of type `!mpi.comm`, made by `mpi.comm_world` (upstream
 spelling) and `mpi.grid_comm` (the group of this process over `grid_axes` of a device grid of
 `grid_shape`, device i being process i): which handle that is, is the runtime's business, so
 no MPI library constant appears in the IR. `mpi.comm_rank(%comm) : i32` is this process's
-position in the group (upstream's spelling). Ops work on tensors: bufferization and the call
-into the MPI library come later in the pipeline.
+position in the group (upstream's spelling). The data ops work on tensors; `bufferize` turns
+each into its buffer form, `mpi.alltoall_buffers(%send, %recv, %comm)` and
+`mpi.allgather_buffers(...)` (upstream's send/receive-buffer convention, as `mpi.allreduce`), and
+`convert-mpi-to-llvm` makes those calls into the MPI library.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, TensorType, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, NoneAttr, TensorType, i32, i64
 from xdsl.ir import Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -188,7 +190,75 @@ class AllGatherOp(_DataMovement):
         self._check_types([g if g is not None else (out[0] if out else 0), *shape])
 
 
-DATA_MOVEMENT = (AllToAllOp, AllGatherOp)
-OPS = (CommWorldOp, GridCommOp, CommRankOp, AllToAllOp, AllGatherOp)
+class _BufferMovement(IRDLOperation):
+    """The buffer form of a data-movement op: reads `send`, writes the whole of `recv`, both
+    contiguous (identity layouts) with static shapes, as the MPI call takes them."""
 
-MPI = Dialect("mpi", [CommWorldOp, GridCommOp, CommRankOp, AllToAllOp, AllGatherOp], [CommType])
+    send = operand_def(MemRefType)
+    recv = operand_def(MemRefType)
+    comm = operand_def(CommType)
+    assembly_format = "`(` $send `,` $recv `,` $comm `)` attr-dict `:` type($send) `,` type($recv)"
+
+    def __init__(self, send: SSAValue, recv: SSAValue, comm: SSAValue) -> None:
+        super().__init__(operands=[send, recv, comm])
+
+    def _check_buffers(self, expected: Sequence[int]) -> None:
+        for role, value in (("send", self.send), ("recv", self.recv)):
+            t = value.type
+            assert isinstance(t, MemRefType)
+            if not isinstance(t.layout, NoneAttr):
+                raise VerifyException(f"'{self.name}' op {role} buffer {t} must have the identity layout")
+        t_send, t_recv = self.send.type, self.recv.type
+        assert isinstance(t_send, MemRefType) and isinstance(t_recv, MemRefType)
+        if t_send.get_element_type() != t_recv.get_element_type():
+            raise VerifyException(f"'{self.name}' op element types differ: send {t_send}, recv {t_recv}")
+        if tuple(t_recv.get_shape()) != tuple(expected):
+            raise VerifyException(
+                f"'{self.name}' op recv buffer {t_recv} should have shape {'x'.join(map(str, expected))} "
+                f"for send buffer {t_send}"
+            )
+
+
+@irdl_op_definition
+class AllToAllBuffersOp(_BufferMovement):
+    """`mpi.alltoall` on buffers: block j of `send`'s leading dimension to member j, block i of
+    `recv` from member i.
+
+    `mpi.alltoall_buffers(%s, %r, %c) : memref<2x3xf32>, memref<2x3xf32>`
+    """
+
+    name = "mpi.alltoall_buffers"
+
+    def verify_(self) -> None:
+        shape = list(self.send.type.get_shape())  # type: ignore[attr-defined]
+        self._check_buffers(shape)
+        g = group_size_of(self.comm)
+        if not shape or (g is not None and shape[0] != g):
+            raise VerifyException(
+                f"'{self.name}' op needs a leading dimension of one block per member ({g}), got {self.send.type}"
+            )
+
+
+@irdl_op_definition
+class AllGatherBuffersOp(_BufferMovement):
+    """`mpi.allgather` on buffers: every member's `send`, stacked in group order in `recv`.
+
+    `mpi.allgather_buffers(%s, %r, %c) : memref<3xf32>, memref<2x3xf32>`
+    """
+
+    name = "mpi.allgather_buffers"
+
+    def verify_(self) -> None:
+        shape = list(self.send.type.get_shape())  # type: ignore[attr-defined]
+        out = list(self.recv.type.get_shape())  # type: ignore[attr-defined]
+        g = group_size_of(self.comm)
+        self._check_buffers([g if g is not None else (out[0] if out else 0), *shape])
+
+
+DATA_MOVEMENT = (AllToAllOp, AllGatherOp)
+BUFFER_MOVEMENT = (AllToAllBuffersOp, AllGatherBuffersOp)
+BUFFER_FORM = {AllToAllOp: AllToAllBuffersOp, AllGatherOp: AllGatherBuffersOp}
+"""Each tensor data-movement op's buffer form (what `bufferize` makes of it)."""
+OPS = (CommWorldOp, GridCommOp, CommRankOp, AllToAllOp, AllGatherOp, AllToAllBuffersOp, AllGatherBuffersOp)
+
+MPI = Dialect("mpi", list(OPS), [CommType])

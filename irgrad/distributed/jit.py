@@ -9,16 +9,16 @@ The steps are the compiler's, each visible with `.lower(*args).as_text(stage)`:
    partitioned by the same rules as the forward ("autodiff");
 3. `shard-partition` and `symbol-dce`: the per-device program with its collectives ("spmd");
    `convert-shard-to-mpi` makes it message passing with reductions in a fixed order ("mpi"),
-   what each process of a multi-process job runs (irgrad/distributed/on_processes.py);
-4. run the "mpi" stage on the simulated grid, one thread per device, collectives meeting in the middle
-   (irgrad/backends/spmd.py): compiled for the CPU piece by piece between collectives
-   (`backend="cpu"`, the default; irgrad/backends/spmd_cpu.py) or on the reference interpreter
-   (`backend="interp"`); results are assembled into global arrays.
+   what each process of a multi-process job runs (irgrad/distributed/on_processes.py), compiled
+   whole with its collectives as calls into the MPI library (irgrad/backends/mpi/compiled.py);
+4. in one process (`simulate`), run the "mpi" stage on the simulated grid, one thread per device,
+   collectives meeting in the middle (irgrad/backends/spmd.py): compiled for the CPU piece by
+   piece between collectives (`backend="cpu"`, the default; irgrad/backends/spmd_cpu.py) or on
+   the reference interpreter (`backend="interp"`); results are assembled into global arrays.
 
 Loops and branches (`ig.fori_loop`, `ig.while_loop`, `ig.cond`) are partitioned inside.
-Like `ig.jit`, a new argument signature (structure, shapes, dtypes) traces a new program;
-`stats` holds the last call's communication counts per device: the data movement the "mpi"
-stage does (`all_to_all`, `all_gather`), and the bytes each device sends.
+A new argument signature traces a new program, as in `ig.jit`; `stats` holds the last call's
+per-device counts of the "mpi" stage's data movement (`all_to_all`, `all_gather`) and bytes sent.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ class DistributedJitted:
 
         lowered, out_tree = self._lower(args)
         leaves, _ = tree_flatten(list(args))
-        program = self._compiled(lowered, self._signature(args)) if self.backend == "cpu" else None
+        program = self._rank_program(lowered, self._signature(args)) if self.backend == "cpu" else None
         results, mine = run_on_processes(
             lowered.modules["mpi"], lowered.entry, self.mesh, leaves, group, program, lowered.fingerprint
         )
@@ -215,6 +215,16 @@ class DistributedJitted:
 
             self._programs[(key, stage)] = SpmdProgram(lowered.modules[stage], lowered.entry, self.mesh.shape)
         return self._programs[(key, stage)]
+
+
+    def _rank_program(self, lowered: Lowered, key: Any) -> Any:
+        """This process's device program compiled whole, its collectives calls into the MPI
+        library (irgrad/backends/mpi/compiled.py), once per signature."""
+        if (key, "process") not in self._programs:
+            from irgrad.backends.mpi.compiled import RankProgram
+
+            self._programs[(key, "process")] = RankProgram(lowered.modules["mpi"], lowered.entry, self.mesh.shape)
+        return self._programs[(key, "process")]
 
 
 def jit(

@@ -1,8 +1,9 @@
 """`distributed.jit` in a multi-process job: this process runs its own device's program.
 
-The per-device program is the one the simulated grid runs (`shard-partition`'s output), compiled
-the same way; only the communicator differs: the collectives meet other processes through MPI
-(irgrad/backends/mpi), reduced in the simulated grid's order, so results are bit-identical to it.
+The per-device program is the one the simulated grid runs (the "mpi" stage): compiled whole for
+this process (irgrad/backends/mpi/compiled.py, its collectives calls into the MPI library), or on
+the interpreter with its collectives through `MpiGrid`; reductions are IR in the simulated grid's
+order, so results are bit-identical to it.
 
 Arguments may be `ShardedArray`s (this process's chunk, from `from_local`) or global numpy arrays
 (every process passes the same array and keeps its chunk, by the function's
@@ -53,7 +54,7 @@ def _local_argument(
 def run_on_processes(
     module: ModuleOp, entry: str, mesh: Mesh, leaves: Sequence[Any], group: Any, program: Any, fingerprint: str
 ) -> tuple[list[ShardedArray], Any]:
-    """Run this process's device of `@entry` (compiled `program`, or the interpreter when None);
+    """Run this process's device of `@entry` (`program`, a RankProgram, or the interpreter when None);
     returns its results as ShardedArrays and its communication counts. `fingerprint` (of the
     per-device program) must be every process's: checked at the first collective."""
     from irgrad.backends.interpreter.runner import lookup_function
@@ -83,14 +84,16 @@ def run_on_processes(
         f"{np.dtype(leaf.dtype)}{list(np.shape(leaf) if not isinstance(leaf, ShardedArray) else leaf.shape)}"
         for leaf in leaves
     )
-    communicator = MpiGrid(group, grid, f"@{entry}({signature}) #{fingerprint}")
+    name = f"@{entry}({signature}) #{fingerprint}"
     if program is not None:
-        values = program.run_device(rank, args, communicator)
+        values, stats = program.run(group, args, name)
     else:
+        communicator = MpiGrid(group, grid, name)
         values = run_device(module, entry, rank, grid, args, communicator)
+        stats = communicator.stats
     results = []
     for value, split in zip(values, result_split):
         local = np.asarray(value)
         placements = sharding_to_placements(Sharding(tuple(split)), mesh)
         results.append(ShardedArray(local, mesh, placements, global_shape(local.shape, split, grid)))
-    return results, communicator.stats
+    return results, stats

@@ -93,6 +93,10 @@ def install_runtime_for(names: Sequence[str]) -> None:
         from irgrad.backends.cpu.lapack import install_lapack
 
         install_lapack([name for name in names if name.startswith("irgrad_lapack_")])
+    if any(name.startswith("irgrad_mpi_") for name in names):
+        from irgrad.backends.mpi.calls import install as install_mpi
+
+        install_mpi()  # the collectives of a process's program (needs mpi4py)
     if "irgrad_parallel_for" in names:
         from irgrad.backends.cpu.threads import install_thread_pool
 

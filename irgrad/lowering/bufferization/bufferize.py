@@ -32,7 +32,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
-from irgrad.dialects import debug
+from irgrad.dialects import debug, mpi
 from irgrad.lowering.bufferization.control_flow import ControlFlow
 from irgrad.lowering.bufferization.deallocation import place_deallocs
 from irgrad.lowering.bufferization.linalg_ops import LINALG_OPS, LinalgOps
@@ -121,9 +121,10 @@ class FunctionBufferizer(TensorOps, LinalgOps, ControlFlow):
                 self.convert_return(op)
             case debug.PrintOp():
                 self.convert_print(op)
+            case _ if isinstance(op, mpi.DATA_MOVEMENT):
+                self.convert_data_movement(op)
             case _:
                 raise PassError(CONTRACT, op)
-
 
     def convert_print(self, op: debug.PrintOp) -> None:
         """`debug.print` reads its operands: each tensor becomes the buffer it lies in (which
@@ -133,6 +134,17 @@ class FunctionBufferizer(TensorOps, LinalgOps, ControlFlow):
                 buffer = self.read_contiguous(value, op).memref
                 assert buffer is not None
                 op.operands[k] = buffer
+
+    def convert_data_movement(self, op: mpi.AllToAllOp | mpi.AllGatherOp) -> None:
+        """`mpi.alltoall`/`allgather` read their input from a contiguous buffer (a strided
+        view is copied first) and write a fresh one: `mpi.alltoall_buffers`/`allgather_buffers`."""
+        send = self.read_contiguous(op.input, op).memref
+        recv = self.alloc(op.result.type, op)
+        assert send is not None and recv.memref is not None
+        moved = self.insert(mpi.BUFFER_FORM[type(op)](send, recv.memref, op.comm), op)
+        moved.location = op.location  # where a failed collective points
+        self.bind(op.result, recv)
+        self.dead_ops.append(op)
 
 
 def bufferize_module(module: ModuleOp) -> None:

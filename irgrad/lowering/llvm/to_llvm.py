@@ -6,6 +6,7 @@ Runs, in this order:
 1. convert-scf-parallel-to-scf  (serial loops; before scf-to-cf, which rejects scf.parallel)
 2. convert-blas-to-llvm         (its memref operands become pointers like memref-to-llvm's)
 2b. convert-debug-to-llvm       (debug.print to a runtime call; the same pointers)
+2c. convert-mpi-to-llvm         (mpi buffer ops to MPI runtime calls; the same pointers)
 3. convert-memref-to-llvm       (its strided copies are scf.for nests: before scf-to-cf)
 4. convert-scf-to-cf-with-while (scf.for/if/index_switch/while to branches)
 5. convert-index-to-llvm
@@ -39,6 +40,7 @@ from irgrad.lowering.llvm.index_to_llvm import ConvertIndexToLLVMPass
 from irgrad.lowering.llvm.casts import reconcile_casts
 from irgrad.lowering.llvm.math_to_llvm import ConvertMathToLLVMPass
 from irgrad.lowering.llvm.memref_to_llvm import ConvertMemRefToLLVMPass
+from irgrad.lowering.llvm.mpi_to_llvm import ConvertMpiToLLVMPass
 from irgrad.lowering.loops.scf_parallel_to_scf import ConvertScfParallelToScfPass
 from irgrad.lowering.llvm.scf_parallel_to_threads import ConvertScfParallelToThreadsPass
 from irgrad.lowering.llvm.scf_to_cf_with_while import ConvertScfToCfWithWhilePass
@@ -64,6 +66,7 @@ class ConvertToLLVMPass(ModulePass):
             ConvertScfParallelToScfPass(),
             ConvertBlasToLLVMPass(),
             ConvertDebugToLLVMPass(),
+            ConvertMpiToLLVMPass(),
             ConvertMemRefToLLVMPass(),
             ConvertScfToCfWithWhilePass(),
             ConvertIndexToLLVMPass(),

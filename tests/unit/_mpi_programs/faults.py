@@ -4,6 +4,8 @@
 - stuck: process 1 sleeps; the others' deadline (argv[2] s) passes at the first collective.
 - shapes: process 1 passes a batch of another size: a different per-device program.
 - steps: process 0 runs one step fewer than the others, then exits.
+- late: process 1 sleeps; process 0 skips the call's agreement (white-box), so the deadline
+  that passes is the compiled code's, inside the step, at its first collective.
 """
 
 import sys
@@ -32,7 +34,10 @@ step.lower(w, x)  # every process compiles first, so the fault happens at the co
 
 if mode == "raise" and rank == 1:
     raise ValueError("boom on purpose")
-if mode == "stuck" and rank == 1:
+if mode == "late":
+    program = step._rank_program(step.lower(w, x), step._signature((w, x)))
+    program.first = None  # no agreement: the compiled collective's own wait
+if mode in ("stuck", "late") and rank == 1:
     time.sleep(600)
 steps = 2 if mode == "steps" and rank == 0 else 3
 for _ in range(steps):

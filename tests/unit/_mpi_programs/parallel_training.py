@@ -100,6 +100,7 @@ for _ in range(5):
     p_one = ig.jit(sgd_step)(p_one, x, y)
 looped = ig.distributed.jit(sgd_loop, mesh, in_placements=(None, [Shard(0)], [Shard(0)]), backend=backend)
 p_loop = looped(params, x, y)
+loop_collectives = dict(looped.stats[rank].collectives) if n > 1 else {}
 simulated = looped.simulate(params, x, y)
 for i, (a, b, c, s) in enumerate(zip(p_dist, p_one, p_loop, simulated)):
     if not np.allclose(a, b, rtol=1e-12, atol=1e-13):
@@ -116,4 +117,4 @@ if n == 1:
         if not np.array_equal(a, b):
             failures.append(f"1 process #{i}: differs from ig.jit")
 
-report(failures=failures, digests=digests, dp=dp_collectives, fsdp=fsdp_collectives)
+report(failures=failures, digests=digests, dp=dp_collectives, fsdp=fsdp_collectives, loop=loop_collectives)

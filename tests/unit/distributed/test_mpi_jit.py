@@ -22,6 +22,8 @@ def test_parallel_training_on_processes(n, backend):
             assert result["dp"] == {"all_gather": 5}
             # FSDP: 3 parameters all-gathered before use, 4 gradients reduce-scattered (alltoall)
             assert result["fsdp"]["all_to_all"] >= 4 and result["fsdp"]["all_gather"] >= 3
+            # The fori_loop of 5 steps is one call: its 20 gradient allgathers counted in it.
+            assert result["loop"] == {"all_gather": 20}
     first = results[0]["digests"]
     assert len(first) >= 8
     for rank, result in results.items():

@@ -42,3 +42,35 @@ func.func @axes() {
   %c = mpi.grid_comm grid_shape = [2, 2] grid_axes = [0, 0] : !mpi.comm
   func.return
 }
+
+// -----
+
+// The buffer forms (what bufferize makes of the data-movement ops) round-trip.
+// CHECK-LABEL: func.func @buffers
+// CHECK-NEXT:    %c = mpi.grid_comm grid_shape = [2] grid_axes = [0] : !mpi.comm
+// CHECK-NEXT:    mpi.alltoall_buffers(%s, %r, %c) : memref<2x3xf32>, memref<2x3xf32>
+// CHECK-NEXT:    mpi.allgather_buffers(%v, %s, %c) : memref<3xf32>, memref<2x3xf32>
+func.func @buffers(%s: memref<2x3xf32>, %r: memref<2x3xf32>, %v: memref<3xf32>) {
+  %c = mpi.grid_comm grid_shape = [2] grid_axes = [0] : !mpi.comm
+  mpi.alltoall_buffers(%s, %r, %c) : memref<2x3xf32>, memref<2x3xf32>
+  mpi.allgather_buffers(%v, %s, %c) : memref<3xf32>, memref<2x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'mpi.allgather_buffers' op recv buffer memref<3x3xf32> should have shape 2x3 for send buffer memref<3xf32>
+func.func @gather_buffers(%v: memref<3xf32>, %r: memref<3x3xf32>) {
+  %c = mpi.grid_comm grid_shape = [2] grid_axes = [0] : !mpi.comm
+  mpi.allgather_buffers(%v, %r, %c) : memref<3xf32>, memref<3x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: error: 'mpi.alltoall_buffers' op send buffer memref<2x3xf32, strided<[6, 1]>> must have the identity layout
+func.func @strided(%s: memref<2x3xf32, strided<[6, 1]>>, %r: memref<2x3xf32>) {
+  %c = mpi.grid_comm grid_shape = [2] grid_axes = [0] : !mpi.comm
+  mpi.alltoall_buffers(%s, %r, %c) : memref<2x3xf32, strided<[6, 1]>>, memref<2x3xf32>
+  func.return
+}

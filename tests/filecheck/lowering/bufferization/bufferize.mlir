@@ -247,6 +247,28 @@ func.func @caller(%a: tensor<4xf32>) -> (tensor<4xf32>, f32) {
 
 // -----
 
+// mpi.alltoall / allgather read their input where it lies (a strided view is copied first)
+// and write a fresh buffer: their buffer forms, as the MPI calls take them.
+// CHECK-LABEL: func.func @exchange(%x: memref<2x3xf32>, %out: memref<2x2xf32>)
+// CHECK-NEXT:    %c = mpi.grid_comm grid_shape = [2] grid_axes = [0] : !mpi.comm
+// CHECK-NEXT:    %[[Y:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK-NEXT:    mpi.alltoall_buffers(%x, %[[Y]], %c) : memref<2x3xf32>, memref<2x3xf32>
+// CHECK-NEXT:    %[[V:.*]] = memref.subview %[[Y]][0, 1] [2, 1] [1, 1]
+// CHECK-NEXT:    %[[CV:.*]] = memref.alloc() : memref<2xf32>
+// CHECK-NEXT:    "memref.copy"(%{{.*}}, %[[CV]])
+// CHECK-NEXT:    memref.dealloc %[[Y]]
+// CHECK-NEXT:    mpi.allgather_buffers(%[[CV]], %out, %c) : memref<2xf32>, memref<2x2xf32>
+// CHECK-NEXT:    memref.dealloc %[[CV]]
+func.func @exchange(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %c = mpi.grid_comm grid_shape = [2] grid_axes = [0] : !mpi.comm
+  %y = mpi.alltoall(%x, %c) : tensor<2x3xf32> -> tensor<2x3xf32>
+  %col = tensor.extract_slice %y[0, 1] [2, 1] [1, 1] : tensor<2x3xf32> to tensor<2xf32>
+  %g = mpi.allgather(%col, %c) : tensor<2xf32> -> tensor<2x2xf32>
+  func.return %g : tensor<2x2xf32>
+}
+
+// -----
+
 // An op outside the stage contract: a located error, exit code 1.
 // ERR: bufferize.mlir:[[# @LINE + 3]]:3: error: 'tensor.concat' op is outside the "linalg" stage contract (docs/design/cpu-pipeline.md); bufferize cannot convert it
 // EXIT: exit=1

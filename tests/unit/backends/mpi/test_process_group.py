@@ -22,7 +22,16 @@ def test_a_stuck_process_is_named_when_the_deadline_passes():
     assert "CollectiveTimeout" in job.stderr, job.describe()
     assert "process 0 of 2 waited 3 s at mpi.allgather over grid axes [0]" in job.stderr
     assert "for process(es) [1]" in job.stderr
-    assert "faults.py:24:" in job.stderr  # the user's line that made the reduced value
+    assert "faults.py:26:" in job.stderr  # the user's line that made the reduced value
+
+
+def test_a_late_process_is_named_by_the_compiled_collective_s_deadline():
+    job = launch("faults", 2, "late", "3", timeout=120)
+    assert job.returncode != 0, job.describe()
+    assert "CollectiveTimeout" in job.stderr, job.describe()
+    assert "process 0 of 2: mpi.allgather over grid axes [0] of float64[" in job.stderr
+    assert "did not complete within 3 s" in job.stderr
+    assert "faults.py:26:" in job.stderr  # the user's line that made the reduced value
 
 
 def test_processes_running_different_programs_fail_at_the_first_collective():
