@@ -3,8 +3,9 @@ irgrad's `distributed.jit` over MPI against PyTorch DDP on the gloo backend, lau
 way (mpiexec) in the same run. See ../shared/benchmarks.md, "W8".
 
 Per framework and rank count: ms per step (median, p10-p90 of rank 0's steps, parameters fed
-back each step), bytes each rank sends per step (irgrad: counted at its MPI calls; DDP: its
-gradient all-reduce in ring accounting, 2 (R-1)/R x the parameter bytes) and the scaling
+back each step; both return the new parameters and the global batch's loss), bytes each rank
+sends per step (irgrad: counted at its MPI calls; DDP: its gradient and loss all-reduces in ring
+accounting, 2 (R-1)/R x their bytes) and the scaling
 efficiency T(1 rank) / (R x T(R ranks)) for the same global batch of 512. irgrad's ranks must
 end bit-identical (checked by gathering digests) and its first step must pass W2's check
 against the float64 reference.
@@ -108,9 +109,14 @@ def worker_ddp(steps: int, port: int) -> dict:
     xs, ys = torch.from_numpy(x[rows]), torch.from_numpy(labels[rows].astype(np.int64))
 
     def step() -> None:
+        # The same outputs as irgrad's step: new parameters and the global batch's loss (each
+        # rank's local loss all-reduced, as a training loop that logs it does).
         opt.zero_grad(set_to_none=True)
-        F.cross_entropy(model(xs), ys).backward()
+        loss = F.cross_entropy(model(xs), ys)
+        loss.backward()
         opt.step()
+        total = loss.detach() / size
+        dist.all_reduce(total)
 
     for _ in range(3):
         step()
@@ -121,7 +127,8 @@ def worker_ddp(steps: int, port: int) -> dict:
         times.append(time.perf_counter() - t)
     param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     dist.destroy_process_group()
-    return {**_summary(times), "bytes": 2 * (size - 1) * param_bytes // size}
+    loss_bytes = 4  # the global loss (float32)
+    return {**_summary(times), "bytes": 2 * (size - 1) * (param_bytes + loss_bytes) // size}
 
 
 def _free_port() -> int:

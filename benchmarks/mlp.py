@@ -38,8 +38,7 @@ def irgrad_fns(ig):
             h = h @ layer["w"] + layer["b"]
             if i < len(params) - 1:
                 h = ig.relu(h)
-        logp = ig.log_softmax(h, axis=-1)
-        return -ig.mean(ig.take_along_axis(logp, labels[:, None], axis=1))
+        return ig.losses.softmax_cross_entropy(h, labels)  # as torch's F.cross_entropy
 
     def step(params, x, labels):
         loss, grads = ig.value_and_grad(loss_fn)(params, x, labels)

@@ -43,8 +43,20 @@ def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
             f"{label_info.shape} plus a class axis{user_site()}"
         )
     log_probs = ig.log_softmax(logits, axis=-1)
-    picked = ig.take_along_axis(log_probs, ig.expand_dims(labels, -1), axis=-1)
-    return ig.negative(ig.mean(picked))
+    return ig.negative(ig.mean(_pick(log_probs, labels, logits_shape[-1])))
+
+
+def _pick(log_probs: Any, labels: Any, num_classes: int) -> Any:
+    """`take_along_axis(log_probs, labels[..., None], -1)[..., 0]` (negative labels wrapped,
+    then clamped, as it does), as a select against the class index summed over the class
+    axis: exactly the picked value (the other terms are zeros), and elementwise along the
+    batch, so a batch split over devices stays local (a gather at flat indices would need
+    every row) and the gradient is a select too, not a scatter."""
+    labels = ig.where(ig.less(labels, 0), ig.add(labels, num_classes), labels)
+    labels = ig.clip(labels, 0, max(num_classes - 1, 0))
+    classes = ig.arange(num_classes, dtype=ig.ShapeDtype.of(labels).dtype)
+    chosen = ig.equal(ig.expand_dims(labels, -1), classes)
+    return ig.sum(ig.where(chosen, log_probs, ig.zeros_like(log_probs)), axis=-1)
 
 
 def binary_cross_entropy_with_logits(logits: Any, targets: Any) -> Any:

@@ -130,3 +130,22 @@ def test_softmax_cross_entropy_gradient_is_softmax_minus_one_hot() -> None:
     grad = ig.grad(losses.softmax_cross_entropy)(logits, labels)
     expected = (np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5]]) - np.eye(3)[labels]) / 2
     np.testing.assert_allclose(grad, expected, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_cross_entropy_picks_what_take_along_axis_picks(dtype) -> None:
+    """The select-and-sum label lookup equals take_along_axis bit for bit (the other terms are
+    zeros), labels out of range included (wrapped, then clamped), and so does its gradient."""
+    rng = np.random.default_rng(7)
+    logits = rng.standard_normal((3, 5, 6)).astype(dtype)
+    labels = rng.integers(-8, 9, size=(3, 5))
+
+    def by_gather(z, y):
+        logp = ig.log_softmax(z, axis=-1)
+        return ig.negative(ig.mean(ig.take_along_axis(logp, ig.expand_dims(y, -1), axis=-1)))
+
+    for run in (lambda f: f, ig.jit):
+        assert np.array_equal(run(losses.softmax_cross_entropy)(logits, labels), run(by_gather)(logits, labels))
+    np.testing.assert_array_equal(
+        ig.grad(losses.softmax_cross_entropy)(logits, labels), ig.grad(by_gather)(logits, labels)
+    )

@@ -3,7 +3,7 @@
 
 The shim (irgrad/backends/cpu/shims/mpi.ll) is compiled for the MPI library's handle types
 (their sizes from mpi4py: an int in MPICH, a pointer in Open MPI) and calls `MPI_Ialltoall`,
-`MPI_Iallgather`, `MPI_Test`, `MPI_Comm_rank` and `MPI_Wtime` of the libmpi mpi4py loaded,
+`MPI_Iallgather`, `MPI_Ibarrier`, `MPI_Test`, `MPI_Comm_rank` and `MPI_Wtime` of the libmpi mpi4py loaded,
 found among the process's mapped libraries. Its tables (a group's axis mask -> communicator
 handle and size, `MPI_BYTE`, the deadline) and its state (a failure's site, kind and MPI
 error code; bytes sent; calls of each kind) are globals the runtime (compiled.py) reads and
@@ -27,7 +27,7 @@ _lock = threading.Lock()
 RUNTIME: dict[str, Any] = {}
 """The shim's engine and its globals, as ctypes objects (empty until `install`)."""
 
-_MPI_SYMBOLS = ("MPI_Ialltoall", "MPI_Iallgather", "MPI_Test", "MPI_Comm_rank", "MPI_Wtime")
+_MPI_SYMBOLS = ("MPI_Ialltoall", "MPI_Iallgather", "MPI_Ibarrier", "MPI_Test", "MPI_Comm_rank", "MPI_Wtime")
 ENTRY_POINTS = ("irgrad_mpi_alltoall", "irgrad_mpi_allgather", "irgrad_mpi_comm_rank")
 
 

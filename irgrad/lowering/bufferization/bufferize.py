@@ -1,9 +1,9 @@
 """`bufferize`: tensors to memrefs, in place where legal, every buffer freed when dead.
 
 Input invariant: stage "linalg" of docs/design/cpu-pipeline.md (static shapes; linalg ops in
-destination-passing style on tensors; tensor, scf, func, arith, math ops). Output IR: stage
-"bufferized": no tensor value remains; `memref.alloc`/`dealloc`/`copy`/`subview`/`load`/
-`store`/`collapse_shape`/`expand_shape`/`global`/`get_global` and linalg ops on memrefs.
+destination-passing style on tensors; tensor, scf, func, arith, math, mpi ops). Output IR:
+stage "bufferized": no tensor value remains; memref ops (alloc, dealloc, copy, subview, load,
+store, views, globals), linalg ops on memrefs, mpi ops' buffer forms (`mpi.alltoall_buffers`).
 The pieces are in irgrad/lowering/bufferization/; this file holds the walk and the pass.
 
 Every tensor SSA value gets a `Buffer`: a memref value and the `Root` (one piece of memory:

@@ -171,3 +171,26 @@ def test_data_parallel_cnn_costs_only_the_gradient_all_reduces(backend: str) -> 
         np.testing.assert_allclose(g, g0, rtol=1e-12, atol=1e-13)
     assert step.lower(params, x, y).as_text("spmd").count("shard.all_reduce") == 3
     assert [dict(d.collectives) for d in step.stats] == [{"all_gather": 3}] * 4
+
+
+def test_data_parallel_cross_entropy_moves_only_the_gradients_and_the_loss() -> None:
+    """The label lookup of softmax_cross_entropy is elementwise along the batch, so a batch
+    split over devices needs no log-probabilities or labels of other devices: the processes'
+    program all-gathers the gradient (a small all-reduce) and the loss, nothing else, and the
+    result is the single-device one."""
+
+    def loss(w, x, y):
+        return ig.losses.softmax_cross_entropy(x @ w, y)
+
+    rng = np.random.default_rng(3)
+    w, x = rng.standard_normal((8, 4)), rng.standard_normal((16, 8))
+    y = rng.integers(-4, 4, size=16)  # negative labels wrap, as take_along_axis's do
+    mesh = Mesh((2,), ("d",))
+    dj = ig.distributed.jit(ig.value_and_grad(loss), mesh, in_placements=(None, [Shard(0)], [Shard(0)]))
+    text = dj.lower(w, x, y).as_text("mpi")
+    moved = sorted(line.split(":", 1)[1].strip() for line in text.splitlines() if "mpi.allgather(" in line or "mpi.alltoall(" in line)
+    assert moved == ["tensor<8x4xf64> -> tensor<2x8x4xf64>", "tensor<f64> -> tensor<2xf64>"], moved
+    value, grad = dj(w, x, y)
+    value1, grad1 = ig.value_and_grad(loss)(w, x, y)
+    np.testing.assert_allclose(value, value1, rtol=1e-13)
+    np.testing.assert_allclose(grad, grad1, rtol=1e-12, atol=1e-14)

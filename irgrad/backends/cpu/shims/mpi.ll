@@ -6,6 +6,7 @@
 
 declare i32 @_irgrad_rt_MPI_Ialltoall(ptr, i32, ${D}, ptr, i32, ${D}, ${C}, ptr)
 declare i32 @_irgrad_rt_MPI_Iallgather(ptr, i32, ${D}, ptr, i32, ${D}, ${C}, ptr)
+declare i32 @_irgrad_rt_MPI_Ibarrier(${C}, ptr)
 declare i32 @_irgrad_rt_MPI_Test(ptr, ptr, ptr)
 declare i32 @_irgrad_rt_MPI_Comm_rank(${C}, ptr)
 declare double @_irgrad_rt_MPI_Wtime()
@@ -47,15 +48,17 @@ start:
   ret void
 }
 
-; Test %request until it completes: yielding the core between tests for the first 50 ms (a
-; transfer in flight progresses only while tested), then in 1 ms naps (a peer that is late
-; must not cost this one a core); past the deadline, fail.
-define internal void @wait(ptr %request, i64 %site) {
+; Test %request until it completes, past the deadline failing. Between tests: with %naps
+; (waiting for the group to arrive), yield the core for the first 50 ms, then 1 ms naps (a
+; late peer must not cost this one a core); without (a transfer in flight, which MPICH moves
+; only while it is tested: a nap per segment would stretch it), always yield.
+define internal void @wait(ptr %request, i64 %site, i1 %naps) {
 start:
   %flag = alloca i32
   %status = alloca [${status_bytes} x i8]
   %t0 = call double @_irgrad_rt_MPI_Wtime()
   %timeout = load double, ptr @irgrad_mpi_timeout
+  %naps_off = xor i1 %naps, true
   br label %test
 test:
   %rc = call i32 @_irgrad_rt_MPI_Test(ptr %request, ptr %flag, ptr %status)
@@ -79,7 +82,8 @@ expired:
   ret void
 pause:
   %early = fcmp olt double %elapsed, 5.0e-2
-  br i1 %early, label %yield, label %nap
+  %spin = or i1 %early, %naps_off
+  br i1 %spin, label %yield, label %nap
 yield:
   %y = call i32 @_irgrad_rt_sched_yield()
   br label %test
@@ -107,6 +111,28 @@ start:
   ret i64 %o
 }
 
+; Before a large transfer, the group meets at a barrier (waited for with naps), so the
+; transfer itself runs with every member testing it.
+define internal void @arrive(${C} %comm, i64 %bytes, i64 %site) {
+start:
+  %small = icmp slt i64 %bytes, 65536
+  br i1 %small, label %out, label %meet
+meet:
+  %request = alloca ${R}
+  %rc = call i32 @_irgrad_rt_MPI_Ibarrier(${C} %comm, ptr %request)
+  %bad = icmp ne i32 %rc, 0
+  br i1 %bad, label %error, label %wait
+error:
+  %code = sext i32 %rc to i64
+  call void @fail(i64 %site, i64 2, i64 %code)
+  br label %out
+wait:
+  call void @wait(ptr %request, i64 %site, i1 true)
+  br label %out
+out:
+  ret void
+}
+
 define internal i1 @too_large(i64 %bytes, i64 %site) {
 start:
   %big = icmp sgt i64 %bytes, 2147483647
@@ -126,6 +152,9 @@ go:
   %n = trunc i64 %block to i32
   %comm = call ${C} @comm(i64 %group)
   %byte = load ${D}, ptr @irgrad_mpi_byte
+  %others0 = call i64 @others(i64 %group)
+  %total = mul i64 %block, %others0
+  call void @arrive(${C} %comm, i64 %total, i64 %site)
   %request = alloca ${R}
   %rc = call i32 @_irgrad_rt_MPI_Ialltoall(ptr %send, i32 %n, ${D} %byte, ptr %recv, i32 %n, ${D} %byte, ${C} %comm, ptr %request)
   %bad = icmp ne i32 %rc, 0
@@ -135,7 +164,8 @@ error:
   call void @fail(i64 %site, i64 2, i64 %code)
   br label %out
 started:
-  call void @wait(ptr %request, i64 %site)
+  %small = icmp slt i64 %total, 65536
+  call void @wait(ptr %request, i64 %site, i1 %small)
   %others = call i64 @others(i64 %group)
   %sent = mul i64 %block, %others
   call void @count(i64 4, i64 %sent)
@@ -152,6 +182,9 @@ go:
   %n = trunc i64 %bytes to i32
   %comm = call ${C} @comm(i64 %group)
   %byte = load ${D}, ptr @irgrad_mpi_byte
+  %others0 = call i64 @others(i64 %group)
+  %total = mul i64 %bytes, %others0
+  call void @arrive(${C} %comm, i64 %total, i64 %site)
   %request = alloca ${R}
   %rc = call i32 @_irgrad_rt_MPI_Iallgather(ptr %send, i32 %n, ${D} %byte, ptr %recv, i32 %n, ${D} %byte, ${C} %comm, ptr %request)
   %bad = icmp ne i32 %rc, 0
@@ -161,7 +194,8 @@ error:
   call void @fail(i64 %site, i64 2, i64 %code)
   br label %out
 started:
-  call void @wait(ptr %request, i64 %site)
+  %small = icmp slt i64 %total, 65536
+  call void @wait(ptr %request, i64 %site, i1 %small)
   %others = call i64 @others(i64 %group)
   %sent = mul i64 %bytes, %others
   call void @count(i64 5, i64 %sent)
