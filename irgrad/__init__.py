@@ -11,6 +11,7 @@ __version__ = "0.1.0"
 
 import importlib
 import importlib.util
+import threading as _threading
 
 from irgrad import xdsl_patches
 
@@ -21,14 +22,22 @@ xdsl_patches.apply_all()  # first: before any of irgrad's dialects is defined
 # them (figures: docs/design/cpu-backend.md, "Measured").
 
 
+_API_LOCK = _threading.RLock()
+
+
 def _api():
     """irgrad/api.py, imported on the first call (it makes its public names attributes of
     this package as its last step, so later `ig.<name>` lookups do not come here). While it
-    is being imported (a module it imports doing `from irgrad import tree_map`), the partly
-    run module serves, as the package's own namespace did when __init__ imported the API."""
+    is being imported, other threads wait for it (the lock); the importing thread itself (a
+    module the API imports doing `from irgrad import tree_map`) is served the partly run
+    module, as the package's own namespace did when __init__ imported the API."""
     import sys
 
-    return sys.modules.get("irgrad.api") or importlib.import_module("irgrad.api")
+    module = sys.modules.get("irgrad.api")
+    if module is not None and getattr(module, "_LOADED", False):
+        return module
+    with _API_LOCK:  # re-entrant: the importing thread passes, the others wait here
+        return sys.modules.get("irgrad.api") or importlib.import_module("irgrad.api")
 
 
 def __getattr__(name: str):

@@ -218,3 +218,6 @@ def _export() -> None:
 
 
 _export()
+_LOADED = True
+"""Set last: the package's lazy lookup (irgrad/__init__.py) serves this module to other
+threads only once it is complete."""

@@ -262,6 +262,11 @@ def format_parse_error(error: ParseError) -> str:
 # --------------------------------------------------------------------------------------
 
 
+MAX_OP_NESTING = 64
+"""How deep operations may nest in parsed IR (a function's region is depth 2): the recursive
+walks of verifiers, passes and printers stay far from Python's stack limit."""
+
+
 class LocatedParser(Parser):
     """An xDSL parser that records where every operation came from.
 
@@ -302,17 +307,26 @@ class LocatedParser(Parser):
         content = span.input.content
         assert isinstance(content, str)
         line, col = self._line_col(span.start, content)
+        self._depth = getattr(self, "_depth", 0) + 1
         try:
+            if self._depth > MAX_OP_NESTING:
+                raise ParseError(
+                    dataclasses.replace(span, end=span.start + 1),
+                    f"operations nested more than {MAX_OP_NESTING} deep (regions in regions): "
+                    "irgrad's passes and printers take at most that")
             op = super().parse_operation()
         except VerifyException as err:
             at_op = dataclasses.replace(span, end=span.start + 1)
             raise ParseError(at_op, _clean_message(str(err))) from err
-        except (ValueError, IndexError, OverflowError, struct.error) as err:
+        except (ValueError, IndexError, OverflowError, struct.error, NotImplementedError, MemoryError) as err:
             # xDSL builders that reject a literal while parsing (an integer out of its type's
             # range, an op with too few operands) raise these instead of a ParseError: the
             # user's text is still what is wrong, so it is a located error, not a crash.
             at_op = dataclasses.replace(span, end=span.start + 1)
-            raise ParseError(at_op, f"cannot build this op from its text: {err}") from err
+            why = str(err) or ("it needs more memory than there is" if isinstance(err, MemoryError) else type(err).__name__)
+            raise ParseError(at_op, f"cannot build this op from its text: {why}") from err
+        finally:
+            self._depth -= 1
         if isinstance(op.location, UnknownLoc):
             op.location = FileLineColLoc(self._filename, IntAttr(line), IntAttr(col))
         return op
@@ -324,7 +338,15 @@ class LocatedParser(Parser):
         """
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
-        module = super().parse_module(allow_implicit_module)
+        try:
+            module = super().parse_module(allow_implicit_module)
+        except RecursionError:
+            # Attributes, types or parentheses nested past Python's stack: the text's fault.
+            span = self._current_token.span
+            raise ParseError(
+                dataclasses.replace(span, end=span.start + 1),
+                "nested too deeply to parse (attributes, types or parentheses within each other)",
+            ) from None
         first = module.body.block.first_op
         if isinstance(module.location, UnknownLoc) and first is not None:
             module.location = first.location

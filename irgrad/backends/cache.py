@@ -9,17 +9,21 @@ program), `<key>.runtime` (irgrad's own runtimes, irgrad/backends/cpu/runtime_ob
 Size: at most `$IRGRAD_CACHE_MAX_BYTES` (default 1 GiB, `unlimited` for none); each write
 evicts the least recently used entries beyond it (a hit refreshes an entry's time).
 Location: `$IRGRAD_CACHE_DIR`, else `$XDG_CACHE_HOME/irgrad`, else `~/.cache/irgrad`;
-`IRGRAD_CACHE_DIR=off` disables it. Entries are written atomically (temporary file, then
-rename), so concurrent processes never read half a file; a corrupt entry is a miss (the loader
-checks object files before LLVM sees them) and is overwritten.
+`IRGRAD_CACHE_DIR=off` (or empty) disables it. Trust: the folder is created private (0700);
+one not owned by this user, or writable by others, is not used (a warning, once). An entry
+is read only if it is a regular file this user owns (no link, FIFO or device) and starts with
+a SHA-256 of its key, suffix and contents: a damaged, truncated, swapped or planted entry is
+discarded with a warning and compiled again. Writes are atomic (temporary file, then rename).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 from irgrad.versions import installed_version
@@ -31,11 +35,99 @@ def cache_dir() -> Path | None:
     """The cache folder, or None when caching is off."""
     configured = os.environ.get("IRGRAD_CACHE_DIR")
     if configured is not None:
-        if configured.strip().lower() == OFF:
+        if configured.strip().lower() in (OFF, ""):
             return None
         return Path(configured)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "irgrad"
+
+
+MAGIC = b"irgrad-cache-entry-1\n"
+"""What every entry starts with, then the 32-byte digest (`_digest`), then the contents."""
+_warned: set[str] = set()
+
+
+def _warn(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(f"irgrad: {message}", RuntimeWarning, stacklevel=3)
+
+
+def _trusted(folder: Path) -> bool:
+    """Whether `folder` may hold this user's compiled code: owned by this user and writable by
+    no one else (where the OS has owners)."""
+    try:
+        info = folder.stat()
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode):
+        return False
+    if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
+        _warn(f"folder:{folder}", (
+            f"not using the compile cache {folder}: it is owned by another user or writable by "
+            "others, so its entries could be someone else's code (set IRGRAD_CACHE_DIR to a "
+            "private folder)"))
+        return False
+    return True
+
+
+def _folder(create: bool) -> Path | None:
+    """The cache folder when it can be trusted (made private, 0700, when `create`)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    if create and not folder.exists():
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(mode=0o700, exist_ok=True)
+        except OSError:
+            return None
+    if not _trusted(folder):
+        return None
+    if create and hasattr(os, "getuid"):
+        try:  # a folder an older irgrad made 0755: entries are this user's business only
+            if folder.stat().st_mode & 0o077:
+                folder.chmod(0o700)
+        except OSError:
+            pass
+    return folder
+
+
+def _digest(key: str, suffix: str, data: bytes) -> bytes:
+    h = hashlib.sha256(MAGIC)
+    h.update(f"{key}\0{suffix}\0".encode())
+    h.update(data)
+    return h.digest()
+
+
+def _read_entry(path: Path) -> bytes | None:
+    """The bytes of `path` if it is a regular file of this user's of a sane size (opened
+    without following a link or blocking on a FIFO), else None."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        limit = max_bytes() or (1 << 40)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            return None
+        chunks = []
+        remaining = info.st_size
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 _SOURCE_DIGEST: str | None = None
@@ -117,32 +209,43 @@ def cache_key(ir_text: str, pipeline: str, target: str) -> str:
 def load(key: str, suffix: str = ".o") -> bytes | None:
     """The entry's bytes, or None. A hit marks the entry as just used (its modification
     time), which is the order `store` evicts in."""
-    folder = cache_dir()
+    folder = _folder(create=False)
     if folder is None:
         return None
     path = folder / f"{key}{suffix}"
-    try:
-        data = path.read_bytes()
-    except OSError:
+    raw = _read_entry(path)
+    if raw is None:
+        if os.path.lexists(path):
+            _discard(path, "is not a regular file of this user's")
+        return None
+    head = len(MAGIC) + 32
+    if len(raw) < head or raw[: len(MAGIC)] != MAGIC or raw[len(MAGIC) : head] != _digest(key, suffix, raw[head:]):
+        _discard(path, "is damaged or not this program's (its digest does not match)")
         return None
     try:
         os.utime(path)
     except OSError:
         pass  # a read-only cache still serves hits
-    return data
+    return raw[head:]
+
+
+def _discard(path: Path, why: str) -> None:
+    """Warn about a bad entry and remove it (`store` then writes a good one in its place)."""
+    _warn(f"entry:{path}", f"the compile cache entry {path} {why}: discarded and compiled again")
+    _remove(str(path))
 
 
 def store(key: str, data: bytes, suffix: str = ".o") -> None:
     """Writes an entry, then evicts the least recently used ones while the folder holds more
     than `max_bytes()`; a read-only or full disk only costs the cache, never the call."""
-    folder = cache_dir()
+    folder = _folder(create=True)
     if folder is None:
         return
     tmp = None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=TMP_PREFIX)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=TMP_PREFIX)  # 0600
         with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC + _digest(key, suffix, data))
             f.write(data)
         os.replace(tmp, folder / f"{key}{suffix}")
         tmp = None

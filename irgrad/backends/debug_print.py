@@ -17,7 +17,11 @@ from irgrad.lowering.llvm.print_spec import Spec, decode_spec
 
 
 def render(fmt: str, names: Sequence[str], values: Sequence[np.ndarray]) -> str:
-    """The formatted text: positional operands (empty name) in order, named ones by name."""
+    """The formatted text: positional operands (empty name) in order, named ones by name.
+    ValueError for a field that reads an attribute or item (`format_fields`), on every backend."""
+    from irgrad.dialects.debug import format_fields
+
+    format_fields(fmt)
     positional = [v for n, v in zip(names, values) if not n]
     named = {n: v for n, v in zip(names, values) if n}
     return fmt.format(*positional, **named)

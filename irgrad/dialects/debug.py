@@ -41,13 +41,28 @@ MAX_OPERANDS = 8
 
 
 def format_fields(fmt: str) -> tuple[int, set[str]]:
-    """How many positional fields `fmt` has and which names it uses; ValueError if malformed
-    or if it mixes automatic and manual numbering, as `str.format` would."""
+    """How many positional fields `fmt` has and which names it uses; ValueError if malformed,
+    if it mixes automatic and manual numbering (as `str.format` would), or if a field reads an
+    attribute or item of an operand (`{0.__class__}`, `{x[0]}`): a format string from an IR
+    file must not reach into live objects (os.environ through `__globals__`)."""
     positional, names, auto, manual = 0, set(), False, False
-    for _, field, _, _ in string.Formatter().parse(fmt):
-        if field is None:
-            continue
+    fields: list[str] = []
+
+    def collect(text: str, depth: int) -> None:
+        for _, field, spec, _ in string.Formatter().parse(text):
+            if field is None:
+                continue
+            fields.append(field)
+            if spec and "{" in spec and depth < 2:
+                collect(spec, depth + 1)  # a nested field, as in "{:{width}}"
+
+    collect(fmt, 0)
+    for field in fields:
         head = field.split(".")[0].split("[")[0]
+        if head != field:
+            raise ValueError(
+                f"the field {{{field}}} reads an attribute or item of an operand: a format may only "
+                "format the operands' values")
         if head == "":
             auto = True
             positional += 1

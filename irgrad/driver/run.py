@@ -165,6 +165,13 @@ def argument_parser() -> argparse.ArgumentParser:
         help="with --debug-nans semantics, for infinities too",
     )
     parser.add_argument(
+        "--allow-external-calls",
+        action="store_true",
+        help="cpu backend: let the program call C functions of the process other than irgrad's "
+        "runtime, libc's memory functions and libm (the default refuses them: an IR file could "
+        "otherwise call system())",
+    )
+    parser.add_argument(
         "--no-runtime-checks",
         dest="runtime_checks",
         action="store_false",
@@ -185,7 +192,9 @@ def run(argv: Sequence[str] | None) -> int:
         if "shard.grid" in func.attributes:
             results = run_on_grid(module, func, inputs, args)
         elif args.backend == "cpu":
-            results = run_on_cpu(module, func, inputs, runtime_checks=args.runtime_checks)
+            results = run_on_cpu(
+                module, func, inputs, runtime_checks=args.runtime_checks, allow_external_calls=args.allow_external_calls
+            )
         elif args.backend == "gpu":
             results = run_on_gpu(module, func, inputs)
         else:
@@ -247,7 +256,8 @@ def cpu_pipeline(runtime_checks: bool = True) -> str:
 
 
 def run_on_cpu(
-    module: ModuleOp, func: FuncOp, inputs: Sequence[Any], *, runtime_checks: bool = True
+    module: ModuleOp, func: FuncOp, inputs: Sequence[Any], *, runtime_checks: bool = True,
+    allow_external_calls: bool = False,
 ) -> tuple[Any, ...]:
     """Lower through the `irgrad-cpu` pipeline (with runtime checks unless told not to),
     compile with LLVM and call `func`; a failed check raises RuntimeCheckError, located."""
@@ -260,7 +270,7 @@ def run_on_cpu(
     if func.sym_visibility is not None and func.sym_visibility.data != "public":
         raise RunError(f"@{name} is private; the CPU backend compiles public functions")
     lowered = run_pipeline(module.clone(), cpu_pipeline(runtime_checks))
-    compiled = compile_module(lowered)
+    compiled = compile_module(lowered, allow_external_calls=allow_external_calls)
     try:
         return tuple(compiled.function(name, arg_types, result_types)(*inputs))
     except ArgumentError as err:

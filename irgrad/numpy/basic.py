@@ -66,13 +66,17 @@ def floor_divide(x: Any, y: Any) -> Tracer:
         q = floor(lax.binary(nn.DivOp, a, b))
         # numpy's divmod at the infinities: an infinite dividend gives NaN; a finite nonzero
         # one over an infinite divisor of the other sign gives -1 (its remainder is that
-        # infinity), where floor(x / y) would say -0.
+        # infinity), where floor(x / y) would say -0; a zero divisor gives x / 0 itself
+        # (+-inf, or NaN), as numpy's floor_divide.
         a_inf, b_inf = elementwise.is_inf(a), elementwise.is_inf(b)
         zero = _full(a.shape, 0, d)
         signs_differ = lax.compare("ne", lax.compare("lt", a, zero), lax.compare("lt", b, zero))
-        minus_one = lax.select(lax.compare("ne", a, zero), signs_differ, lax.compare("ne", a, a))
+        finite = lax.compare("eq", lax.binary(nn.SubOp, a, a), zero)  # not NaN, not +-inf
+        finite_nonzero = lax.select(finite, lax.compare("ne", a, zero), finite)
+        minus_one = lax.select(finite_nonzero, signs_differ, finite_nonzero)
         q = lax.select(lax.select(b_inf, minus_one, b_inf), _full(a.shape, -1, d), q)
-        return lax.select(a_inf, _full(a.shape, float("nan"), d), q)
+        q = lax.select(a_inf, _full(a.shape, float("nan"), d), q)
+        return lax.select(lax.compare("eq", b, zero), lax.binary(nn.DivOp, a, b), q)
     # Truncating division corrected toward -inf where the signs differ and it is inexact.
     q = lax.binary(nn.DivOp, a, b)
     r = lax.binary(nn.SubOp, a, lax.binary(nn.MulOp, q, b))

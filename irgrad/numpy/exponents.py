@@ -68,7 +68,7 @@ def logaddexp(x: Any, y: Any) -> Tracer:
     same = a == b
     diff = np_api.where(same, 0.0, a - b)
     apart = np_api.maximum(a, b) + np_api.log1p(np_api.exp(-np_api.abs(diff)))
-    return np_api.where(same, (a + b) * 0.5 + math.log(2.0), apart)
+    return np_api.where(same, (a * 0.5 + b * 0.5) + math.log(2.0), apart)
 
 
 @api
@@ -79,7 +79,7 @@ def logaddexp2(x1: Any, x2: Any) -> Tracer:
     same = a == b
     diff = np_api.where(same, 0.0, a - b)
     tail = np_api.log1p(lax.binary(nn.PowOp, _const(a, 2.0), -np_api.abs(diff))) * (1.0 / math.log(2.0))
-    return np_api.where(same, (a + b) * 0.5 + 1.0, np_api.maximum(a, b) + tail)
+    return np_api.where(same, (a * 0.5 + b * 0.5) + 1.0, np_api.maximum(a, b) + tail)
 
 
 @api

@@ -19,6 +19,7 @@ import ctypes
 import inspect
 import itertools
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
@@ -238,18 +239,27 @@ class FunctionFrame:
         return fn
 
 
-_frames: list[FunctionFrame] = []
+class _TraceState(threading.local):
+    """The functions being traced, innermost last: one stack per thread (as JAX keeps its
+    trace state thread-local), so threads tracing at once never see each other's frames."""
+
+    def __init__(self) -> None:
+        self.frames: list[FunctionFrame] = []
+
+
+_state = _TraceState()
 
 
 def current_frame() -> FunctionFrame | None:
-    return _frames[-1] if _frames else None
+    frames = _state.frames
+    return frames[-1] if frames else None
 
 
 def unique_symbol(module: ModuleOp, name: str) -> str:
     taken = {
         op.sym_name.data for op in module.body.block.ops if isinstance(op, func.FuncOp)
     }
-    taken |= {f.name for f in _frames if f.module is module}
+    taken |= {f.name for f in _state.frames if f.module is module}
     if name not in taken:
         return name
     for i in itertools.count(1):
@@ -372,13 +382,13 @@ def trace_function(
     frame = FunctionFrame(module, name or function_name(fn), current_frame())
     params = [frame.add_param(a.tensor_type()) for a in avals]
     _name_params(fn, args, params)
-    _frames.append(frame)
+    _state.frames.append(frame)
     try:
         out = fn(*tree_unflatten(in_tree, params))
         out_leaves, out_tree = tree_flatten(out)
         results = [as_tracer(frame, leaf) for leaf in out_leaves]
     finally:
-        _frames.pop()
+        _state.frames.pop()
     func_op = frame.finish(results)
     return TracedFunction(
         func_op,
@@ -527,12 +537,13 @@ def _as_input(x: Any, aval: ShapeDtype) -> np.ndarray:
 def trace(fn: Callable[..., Any], *example_args: Any) -> Program:
     """Traces `fn` on example arguments (arrays or `ShapeDtype`s, in pytrees) into a Program."""
     module = ModuleOp([])
-    outer = _frames[:]
-    _frames.clear()  # a new program never captures from whatever else is being traced
+    frames = _state.frames
+    outer = frames[:]
+    frames.clear()  # a new program never captures from whatever else is being traced
     try:
         traced = trace_function(fn, example_args, module=module)
     finally:
-        _frames[:] = outer
+        frames[:] = outer
     return Program(module, traced)
 
 

@@ -39,8 +39,13 @@ def apply_all() -> None:
         block_split_before,
         dense_array_values,
         dense_hex_floats,
+        implicit_builder_threads,
         isa_constraint_cache,
+        missing_verifiers,
     )
 
-    for patch in (dense_hex_floats, block_split_before, dense_array_values, isa_constraint_cache):
+    for patch in (
+        dense_hex_floats, block_split_before, dense_array_values, isa_constraint_cache, missing_verifiers,
+        implicit_builder_threads,
+    ):
         patch.apply()

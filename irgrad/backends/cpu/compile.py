@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from irgrad.backends.cpu.errors import CompileError
 from irgrad.backends.cpu.loading import CompiledModule, CompileStats, install_runtime_for, load_object
-from irgrad.backends.cpu.process import initialize
+from irgrad.backends.cpu.process import initialize, is_runtime_function
 from irgrad.backends.cpu.target import host_target
 
 FULL_UNROLL_MAX_COUNT = 4
@@ -54,6 +54,27 @@ def _optimize(
             llvm.set_option("irgrad", f"-unroll-full-max-count={2**32 - 1}")
 
 
+def check_external_calls(module: ModuleOp) -> None:
+    """A located CompileError at the first function `module` declares but does not define
+    that is not one of irgrad's runtime functions, libc's memory functions or libm: IR read
+    from a file must not call into the process (`system`, say). `compile_module`'s
+    `allow_external_calls=True` (irgrad-run's `--allow-external-calls`) lifts this."""
+    from xdsl.dialects import func
+    from xdsl.dialects import llvm as llvm_dialect
+
+    for op in module.walk():
+        if isinstance(op, llvm_dialect.FuncOp | func.FuncOp) and not op.body.blocks:
+            name = op.sym_name.data
+            if not is_runtime_function(name):
+                raise CompileError(
+                    f"declares the external function @{name}, which is not one of irgrad's runtime "
+                    "functions, libc's memory functions or libm: compiled code may not call into the "
+                    "process (irgrad-run --allow-external-calls, or compile_module(..., "
+                    "allow_external_calls=True), to allow it)",
+                    op.location,
+                )
+
+
 def _check_symbols(ref: llvm.ModuleRef) -> None:
     install_runtime_for([fn.name for fn in ref.functions if fn.is_declaration])
     for fn in ref.functions:
@@ -66,7 +87,7 @@ def _check_symbols(ref: llvm.ModuleRef) -> None:
 
 
 def compile_module(
-    module: ModuleOp, *, opt_level: int = 3, loop_unrolling: bool = True
+    module: ModuleOp, *, opt_level: int = 3, loop_unrolling: bool = True, allow_external_calls: bool = False
 ) -> CompiledModule:
     """Compile a stage-"llvm" module for the host CPU and load it.
 
@@ -75,13 +96,16 @@ def compile_module(
     large module (small static loops are otherwise unrolled) for slower code.
 
     Raises `ContractError` (located) if the module is not in stage "llvm" form, and
-    `CompileError` if LLVM rejects it.
+    `CompileError` if LLVM rejects it, or (located) if it declares an external function that
+    is not irgrad's runtime, libc's memory functions or libm, unless `allow_external_calls`.
     """
     # Imported here: loading cached object code (`load_object`) needs none of the lowering.
     from irgrad.backends.cpu.translate import to_llvm_ir
     from irgrad.lowering.llvm.to_llvm import cyclic_gc_paused
 
     initialize()
+    if not allow_external_calls:
+        check_external_calls(module)
     target = host_target()
     stats = CompileStats()
     start = time.perf_counter()

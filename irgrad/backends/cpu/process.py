@@ -40,6 +40,9 @@ _COMPILER_RT = (
     "__floatuntisf", "__floatuntidf", "__fixsfti", "__fixdfti", "__fixunssfti",
     "__fixunsdfti", "__divti3", "__udivti3", "__modti3", "__umodti3", "__muloti4",
 )  # fmt: skip
+_ALLOWED = frozenset(
+    (*_LIBC_SYMBOLS, *(n + suffix for n in _LIBM_FUNCTIONS for suffix in ("", "f")), *_COMPILER_RT)
+)
 
 _lock = threading.Lock()
 _initialized = False
@@ -55,6 +58,17 @@ def _libraries() -> list[ctypes.CDLL]:
             except OSError:
                 pass
     return libraries
+
+
+RUNTIME_PREFIXES = ("irgrad_", "_irgrad_", "llvm.", "_ZGV")
+"""Names generated code may declare besides the C functions below: irgrad's runtimes (BLAS,
+LAPACK, MPI, thread pool, debug print, checks), LLVM intrinsics and libmvec's vector math."""
+
+
+def is_runtime_function(name: str) -> bool:
+    """Whether generated code may call the external function `name` without the user's leave:
+    irgrad's runtimes, the libc memory functions and libm (and compiler-rt's helpers)."""
+    return name.startswith(RUNTIME_PREFIXES) or name in _ALLOWED
 
 
 def register_runtime_symbols() -> None:
@@ -120,4 +134,4 @@ def _keep_freed_memory() -> None:
     mallopt(M_TRIM_THRESHOLD, KEEP_BELOW_BYTES)
 
 
-__all__ = ["initialize", "register_runtime_symbols"]
+__all__ = ["initialize", "is_runtime_function", "register_runtime_symbols"]

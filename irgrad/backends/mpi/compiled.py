@@ -24,6 +24,7 @@ raises a CollectiveTimeout/CollectiveError naming the process, the collective an
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -38,6 +39,10 @@ from irgrad.backends.mpi.calls import RUNTIME, STATE_FIELDS, install, signed
 from irgrad.backends.mpi.errors import CollectiveError, CollectiveTimeout
 from irgrad.backends.spmd import DeviceStats
 from irgrad.dialects import mpi
+from irgrad.ir_numpy import numpy_dtype
+
+_CALLS = threading.Lock()
+"""One compiled call at a time in a process: the shim's table and counters are per process."""
 
 def _groups(module: ModuleOp) -> list[tuple[int, tuple[int, ...]]]:
     """The (mask, grid axes) of every communicator the program uses, in mask order."""
@@ -59,8 +64,6 @@ def _what(op: Operation) -> str:
     comm = op.operands[1].owner
     axes = f"grid axes {list(comm.axes)}" if isinstance(comm, mpi.GridCommOp) else "every process"
     t = op.operands[0].type
-    from irgrad.ir_numpy import numpy_dtype
-
     dtype = numpy_dtype(t.get_element_type())  # type: ignore[attr-defined]
     return f"{op.name} over {axes} of {dtype}{list(t.get_shape())}"  # type: ignore[attr-defined]
 
@@ -107,11 +110,15 @@ class RankProgram:
     def run(self, group: Any, args: Sequence[Any], program: str) -> tuple[tuple[Any, ...], DeviceStats]:
         """This process's results on `args`, and what it sent; `program` names the program and
         its fingerprint for the agreement."""
-        from irgrad.backends.cpu.abi import RuntimeCheckError
-
         if math.prod(self.grid) != group.size:
             raise CollectiveError(
                 f"a grid of {math.prod(self.grid)} devices on {group.size} processes: each process plays one device")
+        with _CALLS:
+            return self._run(group, args, program)
+
+    def _run(self, group: Any, args: Sequence[Any], program: str) -> tuple[tuple[Any, ...], DeviceStats]:
+        from irgrad.backends.cpu.abi import RuntimeCheckError
+
         group.next_call()
         if self.first is not None and group.size > 1:
             group.agree(range(group.size), self.what, self.first, program)

@@ -103,6 +103,7 @@ class FuncLowering(RewritePattern):
             new.arg_attrs = op.arg_attrs
         if "no_inline" in op.attributes:
             new.no_inline = UnitAttr()
+        new.location = op.location  # where an error about the function points
         rewriter.replace(op, new)
         if has_body:
             convert_block_arguments(rewriter, body.first_block)

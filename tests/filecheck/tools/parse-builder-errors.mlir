@@ -19,4 +19,21 @@ func.func @named_op_without_operands() {
   func.return
 }
 // CHECK: parse-builder-errors.mlir:18:3: error: cannot build this op from its text
+
+// -----
+
+// An element type xDSL's dense storage has no format for, and a splat too large to hold.
+func.func @dense_i128() {
+  %c = arith.constant dense<[1, 2]> : tensor<2xi128>
+  func.return
+}
+// CHECK: parse-builder-errors.mlir:[[# @LINE - 3]]:3: error: cannot build this op from its text: Format not implemented for i128
+
+// -----
+
+func.func @huge_splat() {
+  %c = arith.constant dense<1.0> : tensor<100000000000xf32>
+  func.return
+}
+// CHECK: parse-builder-errors.mlir:[[# @LINE - 3]]:3: error: cannot build this op from its text: it needs more memory than there is
 // CHECK: exit=1

@@ -4,6 +4,8 @@
 - stuck: process 1 sleeps; the others' deadline (argv[2] s) passes at the first collective.
 - shapes: process 1 passes a batch of another size: a different per-device program.
 - steps: process 0 runs one step fewer than the others, then exits.
+- mpi_error: every process's compiled step gets invalid communicator handles (white-box): the
+  MPI library's error comes back as a CollectiveError naming the collective.
 - late: process 1 sleeps; process 0 skips the call's agreement (white-box), so the deadline
   that passes is the compiled code's, inside the step, at its first collective.
 """
@@ -37,6 +39,18 @@ if mode == "raise" and rank == 1:
 if mode == "late":
     program = step._rank_program(step.lower(w, x), step._signature((w, x)))
     program.first = None  # no agreement: the compiled collective's own wait
+if mode == "mpi_error":
+    from irgrad.backends.mpi.calls import RUNTIME
+
+    program = step._rank_program(step.lower(w, x), step._signature((w, x)))
+    bind = program._bind
+
+    def bind_invalid(group):
+        bind(group)
+        for k in range(len(RUNTIME["comms"])):
+            RUNTIME["comms"][k] = 0  # no communicator's handle
+
+    program._bind = bind_invalid
 if mode in ("stuck", "late") and rank == 1:
     time.sleep(600)
 steps = 2 if mode == "steps" and rank == 0 else 3

@@ -68,7 +68,7 @@ def test_evict_cleans_up_temporary_files_of_dead_writers(tmp_path):
 
 def test_a_hit_makes_an_entry_recently_used(tmp_path, monkeypatch):
     monkeypatch.setenv("IRGRAD_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("IRGRAD_CACHE_MAX_BYTES", "250")
+    monkeypatch.setenv("IRGRAD_CACHE_MAX_BYTES", "350")  # two entries of 100 bytes and their headers
     cache.store("a", b"a" * 100)
     cache.store("b", b"b" * 100)
     for name, age in (("a.o", 60), ("b.o", 30)):

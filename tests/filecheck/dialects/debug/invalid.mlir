@@ -55,3 +55,29 @@ func.func @too_many(%x: tensor<f32>) {
   func.return
 }
 // CHECK: 'debug.print' op takes at most 8 operands, got 9
+
+// -----
+
+// A format reaches only the operands' values: no attribute (a way to os.environ through
+// __globals__), item, or nested field doing either.
+func.func @attribute(%x: tensor<3xf32>) {
+  debug.print "{0.__class__.__init__.__globals__}"(%x) : tensor<3xf32>
+  func.return
+}
+// CHECK: 'debug.print' op bad format string '{0.__class__.__init__.__globals__}': the field {0.__class__.__init__.__globals__} reads an attribute or item of an operand: a format may only format the operands' values
+
+// -----
+
+func.func @item(%x: tensor<3xf32>) {
+  debug.print "{x[0]}"(%x) {names = ["x"]} : tensor<3xf32>
+  func.return
+}
+// CHECK: 'debug.print' op bad format string '{x[0]}': the field {x[0]} reads an attribute or item
+
+// -----
+
+func.func @nested(%x: tensor<3xf32>, %w: tensor<i64>) {
+  debug.print "{x:{w.real}}"(%x, %w) {names = ["x", "w"]} : tensor<3xf32>, tensor<i64>
+  func.return
+}
+// CHECK: 'debug.print' op bad format string '{x:{w.real}}': the field {w.real} reads an attribute or item

@@ -22,7 +22,7 @@ def test_a_stuck_process_is_named_when_the_deadline_passes():
     assert "CollectiveTimeout" in job.stderr, job.describe()
     assert "process 0 of 2 waited 3 s at mpi.allgather over grid axes [0]" in job.stderr
     assert "for process(es) [1]" in job.stderr
-    assert "faults.py:26:" in job.stderr  # the user's line that made the reduced value
+    assert "faults.py:28:" in job.stderr  # the user's line that made the reduced value
 
 
 def test_a_late_process_is_named_by_the_compiled_collective_s_deadline():
@@ -31,7 +31,15 @@ def test_a_late_process_is_named_by_the_compiled_collective_s_deadline():
     assert "CollectiveTimeout" in job.stderr, job.describe()
     assert "process 0 of 2: mpi.allgather over grid axes [0] of float64[" in job.stderr
     assert "did not complete within 3 s" in job.stderr
-    assert "faults.py:26:" in job.stderr  # the user's line that made the reduced value
+    assert "faults.py:28:" in job.stderr  # the user's line that made the reduced value
+
+
+def test_an_mpi_error_in_a_compiled_collective_is_an_error_naming_it():
+    job = launch("faults", 2, "mpi_error", timeout=120)
+    assert job.returncode != 0, job.describe()
+    assert "CollectiveError" in job.stderr, job.describe()
+    assert "mpi.allgather over grid axes [0] of float64[" in job.stderr
+    assert "failed in the MPI library: Invalid communicator" in job.stderr, job.describe()
 
 
 def test_processes_running_different_programs_fail_at_the_first_collective():
