@@ -60,7 +60,9 @@ def floor(x: Any) -> Tracer:
     one = full(t.shape, 1.0, t.dtype)
     zero = full(t.shape, 0.0, t.dtype)
     result = lax.binary(nn.SubOp, truncated, lax.select(fix, one, zero))
-    # Values too large for int64 are already integral; NaN and inf pass through.
+    # A zero keeps x's sign (floor(-0.0) is -0.0, as numpy); values too large for int64 are
+    # already integral; NaN and inf pass through.
+    result = lax.select(lax.compare("eq", result, zero), lax.binary(nn.MulOp, t, zero), result)
     big = lax.compare("ge", lax.unary(nn.AbsOp, t), full(t.shape, 2.0**52, t.dtype))
     return lax.select(big, t, lax.select(lax.compare("ne", t, t), t, result))
 
@@ -92,10 +94,12 @@ def remainder(x: Any, y: Any) -> Tracer:
     r = lax.select(lax.select(nonzero, signs_differ, nonzero), lax.binary(nn.AddOp, r, b), r)
     if dtypes.is_float(d):
         # Rounding can land exactly on |y|: numpy's result is then 0 with y's sign... or y - ulp;
-        # keep it inside the half-open interval.
+        # keep it inside the half-open interval. A zero result takes y's sign, as numpy's.
         at_y = lax.compare("eq", r, b)
         at_y = lax.select(is_inf(b), lax.compare("ne", b, b), at_y)  # +-inf is the answer there
-        r = lax.select(at_y, zero, r)
+        signed_zero = lax.select(lax.compare("lt", b, zero), full(a.shape, -0.0, d), zero)
+        r = lax.select(at_y, signed_zero, r)
+        r = lax.select(lax.compare("eq", r, zero), signed_zero, r)
     return r
 
 
