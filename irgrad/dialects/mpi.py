@@ -39,6 +39,8 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from irgrad.ir_numpy import numpy_dtype
+
 
 @irdl_attr_definition
 class CommType(ParametrizedAttribute, TypeAttribute):
@@ -126,6 +128,36 @@ class CommRankOp(IRDLOperation):
         super().__init__(operands=[comm], result_types=[i32])
 
 
+def _check_blocks(op: IRDLOperation, value: SSAValue, comm: SSAValue) -> list[int]:
+    """`value`'s shape, which must lead with one block per member of `comm`'s group (an
+    alltoall's input, either form)."""
+    shape = list(value.type.get_shape())  # type: ignore[attr-defined]
+    g = group_size_of(comm)
+    if not shape or (g is not None and shape[0] != g):
+        raise VerifyException(
+            f"'{op.name}' op needs a leading dimension of one block per member ({g}), got {value.type}")
+    return shape
+
+
+def _gathered_shape(value: SSAValue, gathered: SSAValue, comm: SSAValue) -> list[int]:
+    """The shape an allgather of `value` over `comm` has (the group size from the
+    communicator when the IR says it, else from `gathered`'s leading dimension)."""
+    shape = list(value.type.get_shape())  # type: ignore[attr-defined]
+    out = list(gathered.type.get_shape())  # type: ignore[attr-defined]
+    g = group_size_of(comm)
+    return [g if g is not None else (out[0] if out else 0), *shape]
+
+
+def describe(op: IRDLOperation) -> str:
+    """What a data-movement op (either form) moves, for messages: "mpi.allgather over grid
+    axes [0] of float32[3]" (the tensor op's name, its input's dtype and shape)."""
+    owner = op.operands[-1].owner
+    axes = f"grid axes {list(owner.axes)}" if isinstance(owner, GridCommOp) else "every process"
+    t = op.operands[0].type
+    dtype = numpy_dtype(t.get_element_type())  # type: ignore[attr-defined]
+    return f"{op.name.removesuffix('_buffers')} over {axes} of {dtype}{list(t.get_shape())}"  # type: ignore[attr-defined]
+
+
 class _DataMovement(IRDLOperation):
     def _check_types(self, expected: Sequence[int]) -> None:
         t_in, t_out = self.operands[0].type, self.results[0].type
@@ -155,14 +187,8 @@ class AllToAllOp(_DataMovement):
         super().__init__(operands=[x, comm], result_types=[x.type])
 
     def verify_(self) -> None:
-        shape = list(self.input.type.get_shape())  # type: ignore[attr-defined]
-        self._check_types(shape)
-        g = group_size_of(self.comm)
-        if not shape or (g is not None and shape[0] != g):
-            raise VerifyException(
-                f"'{self.name}' op needs a leading dimension of one block per member ({g}), got "
-                f"{self.input.type}"
-            )
+        self._check_types(list(self.input.type.get_shape()))  # type: ignore[attr-defined]
+        _check_blocks(self, self.input, self.comm)
 
 
 @irdl_op_definition
@@ -184,10 +210,7 @@ class AllGatherOp(_DataMovement):
         super().__init__(operands=[x, comm], result_types=[TensorType(t.get_element_type(), [group, *t.get_shape()])])
 
     def verify_(self) -> None:
-        shape = list(self.input.type.get_shape())  # type: ignore[attr-defined]
-        out = list(self.result.type.get_shape())  # type: ignore[attr-defined]
-        g = group_size_of(self.comm)
-        self._check_types([g if g is not None else (out[0] if out else 0), *shape])
+        self._check_types(_gathered_shape(self.input, self.result, self.comm))
 
 
 class _BufferMovement(IRDLOperation):
@@ -230,13 +253,8 @@ class AllToAllBuffersOp(_BufferMovement):
     name = "mpi.alltoall_buffers"
 
     def verify_(self) -> None:
-        shape = list(self.send.type.get_shape())  # type: ignore[attr-defined]
-        self._check_buffers(shape)
-        g = group_size_of(self.comm)
-        if not shape or (g is not None and shape[0] != g):
-            raise VerifyException(
-                f"'{self.name}' op needs a leading dimension of one block per member ({g}), got {self.send.type}"
-            )
+        self._check_buffers(list(self.send.type.get_shape()))  # type: ignore[attr-defined]
+        _check_blocks(self, self.send, self.comm)
 
 
 @irdl_op_definition
@@ -249,10 +267,7 @@ class AllGatherBuffersOp(_BufferMovement):
     name = "mpi.allgather_buffers"
 
     def verify_(self) -> None:
-        shape = list(self.send.type.get_shape())  # type: ignore[attr-defined]
-        out = list(self.recv.type.get_shape())  # type: ignore[attr-defined]
-        g = group_size_of(self.comm)
-        self._check_buffers([g if g is not None else (out[0] if out else 0), *shape])
+        self._check_buffers(_gathered_shape(self.send, self.recv, self.comm))
 
 
 DATA_MOVEMENT = (AllToAllOp, AllGatherOp)

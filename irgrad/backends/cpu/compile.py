@@ -62,7 +62,7 @@ def check_external_calls(module: ModuleOp) -> None:
     from xdsl.dialects import func
     from xdsl.dialects import llvm as llvm_dialect
 
-    for op in module.walk():
+    for op in module.ops:  # functions are top-level ops
         if isinstance(op, llvm_dialect.FuncOp | func.FuncOp) and not op.body.blocks:
             name = op.sym_name.data
             if not is_runtime_function(name):

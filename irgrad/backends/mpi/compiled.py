@@ -39,7 +39,6 @@ from irgrad.backends.mpi.calls import RUNTIME, STATE_FIELDS, install, signed
 from irgrad.backends.mpi.errors import CollectiveError, CollectiveTimeout
 from irgrad.backends.spmd import DeviceStats
 from irgrad.dialects import mpi
-from irgrad.ir_numpy import numpy_dtype
 
 _CALLS = threading.Lock()
 """One compiled call at a time in a process: the shim's table and counters are per process."""
@@ -59,15 +58,6 @@ def _first_collective(fn: func.FuncOp) -> Operation | None:
     return next((op for op in fn.walk() if isinstance(op, mpi.DATA_MOVEMENT)), None)
 
 
-def _what(op: Operation) -> str:
-    """The first collective as ProcessGroup.agree and MpiGrid name it."""
-    comm = op.operands[1].owner
-    axes = f"grid axes {list(comm.axes)}" if isinstance(comm, mpi.GridCommOp) else "every process"
-    t = op.operands[0].type
-    dtype = numpy_dtype(t.get_element_type())  # type: ignore[attr-defined]
-    return f"{op.name} over {axes} of {dtype}{list(t.get_shape())}"  # type: ignore[attr-defined]
-
-
 class RankProgram:
     """`@entry` of a per-device ("mpi" stage) module compiled whole for this process."""
 
@@ -82,7 +72,7 @@ class RankProgram:
         if fn is None:
             raise CollectiveError(f"no function @{entry} to compile")
         self.first = _first_collective(fn)
-        self.what = _what(self.first) if self.first is not None else ""
+        self.what = mpi.describe(self.first) if self.first is not None else ""
         self.groups = _groups(module)
         lowered = module.clone()
         for _, spec in cpu_steps():

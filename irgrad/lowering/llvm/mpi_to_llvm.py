@@ -57,14 +57,9 @@ def group_of(comm: SSAValue, op: Operation) -> tuple[int, tuple[int, ...] | None
 
 def describe(op: mpi.AllToAllBuffersOp | mpi.AllGatherBuffersOp) -> str:
     """What the collective is and where, for the runtime's error messages."""
-    owner = op.comm.owner
-    axes = f"grid axes {list(owner.axes)}" if isinstance(owner, mpi.GridCommOp) else "every process"
-    t = cast(MemRefType[Attribute], op.send.type)
-    dtype = from_element_type(t.get_element_type())
     location = location_of(op.location)
-    name = op.name.removesuffix("_buffers")
     where = f"at {location}" if location is not None else "at an unlocated op"
-    return f"{name} over {axes} of {dtype}{list(t.get_shape())} {where}"
+    return f"{mpi.describe(op)} {where}"
 
 
 def _bytes(value: SSAValue) -> int:
