@@ -195,6 +195,17 @@ class IRParseError(IrgradError):
         return _format_span(self.span, self.message)
 
 
+def nearest_location(op: Operation) -> Attribute:
+    """`op`'s location, or its nearest ancestor's when `op` has none: an op a pass built
+    without a location (a copy it inserted) is reported inside the function it was put in."""
+    current: Operation | None = op
+    while current is not None:
+        if location_of(current.location) is not None:
+            return current.location
+        current = current.parent_op()
+    return op.location
+
+
 class IRVerifyError(IrgradError, VerifyException):
     """An operation failed its verifier; the message names the op, MLIR style."""
 
@@ -204,7 +215,7 @@ class IRVerifyError(IrgradError, VerifyException):
         self, op: Operation, message: str, *, sources: SourceMap | None = None
     ) -> None:
         self.op = op
-        super().__init__(f"'{op.name}' op {message}", op.location, sources=sources)
+        super().__init__(f"'{op.name}' op {message}", nearest_location(op), sources=sources)
 
 
 class PassError(IrgradError, PassFailedException):
@@ -267,6 +278,12 @@ MAX_OP_NESTING = 64
 walks of verifiers, passes and printers stay far from Python's stack limit."""
 
 
+def _first_character(span: Span[str]) -> Span[str]:
+    """The first character of `span`, as a plain span (a token may be a string literal, whose
+    span class refuses a piece without its closing quote)."""
+    return Span(span.start, span.start + 1, span.input)
+
+
 class LocatedParser(Parser):
     """An xDSL parser that records where every operation came from.
 
@@ -311,18 +328,18 @@ class LocatedParser(Parser):
         try:
             if self._depth > MAX_OP_NESTING:
                 raise ParseError(
-                    dataclasses.replace(span, end=span.start + 1),
+                    _first_character(span),
                     f"operations nested more than {MAX_OP_NESTING} deep (regions in regions): "
                     "irgrad's passes and printers take at most that")
             op = super().parse_operation()
         except VerifyException as err:
-            at_op = dataclasses.replace(span, end=span.start + 1)
+            at_op = _first_character(span)
             raise ParseError(at_op, _clean_message(str(err))) from err
-        except (ValueError, IndexError, OverflowError, struct.error, NotImplementedError, MemoryError) as err:
+        except (ValueError, IndexError, ArithmeticError, struct.error, NotImplementedError, MemoryError) as err:
             # xDSL builders that reject a literal while parsing (an integer out of its type's
             # range, an op with too few operands) raise these instead of a ParseError: the
             # user's text is still what is wrong, so it is a located error, not a crash.
-            at_op = dataclasses.replace(span, end=span.start + 1)
+            at_op = _first_character(span)
             why = str(err) or ("it needs more memory than there is" if isinstance(err, MemoryError) else type(err).__name__)
             raise ParseError(at_op, f"cannot build this op from its text: {why}") from err
         finally:
@@ -344,7 +361,7 @@ class LocatedParser(Parser):
             # Attributes, types or parentheses nested past Python's stack: the text's fault.
             span = self._current_token.span
             raise ParseError(
-                dataclasses.replace(span, end=span.start + 1),
+                _first_character(span),
                 "nested too deeply to parse (attributes, types or parentheses within each other)",
             ) from None
         first = module.body.block.first_op

@@ -42,10 +42,12 @@ def apply_all() -> None:
         implicit_builder_threads,
         isa_constraint_cache,
         missing_verifiers,
+        literal_limits,
+        string_literal_backtracking,
     )
 
     for patch in (
         dense_hex_floats, block_split_before, dense_array_values, isa_constraint_cache, missing_verifiers,
-        implicit_builder_threads,
+        implicit_builder_threads, string_literal_backtracking, literal_limits,
     ):
         patch.apply()

@@ -1,7 +1,8 @@
 """Verifier checks xDSL 0.75 lacks and MLIR has, whose absence let wrong IR through to the
 backends: `tensor.from_elements` with fewer (or more) elements than its result type holds
 verified, and the CPU backend returned uninitialized memory for the rest; a `memref.subview`
-whose sizes disagree with its result type verified, then failed inside the interpreter.
+whose sizes (or static offset) disagree with its result type verified, then failed inside
+the interpreter or lowered to the wrong address.
 Each op's generated `verify_` runs first, then the check. Upstream: not reported.
 """
 
@@ -48,6 +49,26 @@ def _subview(op: Any) -> None:
         raise VerifyException(
             f"'{op.name}' op sizes {sizes} do not give its result type {t} (equal sizes, or unit "
             "sizes dropped)")
+    _subview_offset(op, t)
+
+
+def _subview_offset(op: Any, t: MemRefType) -> None:
+    """MLIR's layout check, for the offset: where the source's offset, strides and the
+    subview's offsets are all static, the result's static offset must be theirs."""
+    source = op.source.type
+    if not isinstance(source, MemRefType):
+        return
+    strides, base, declared = source.get_strides(), source.get_offset(), t.get_offset()
+    offsets = list(op.static_offsets.get_values())
+    if strides is None or base is None or declared is None or None in strides:
+        return
+    if any(o == DYNAMIC_INDEX for o in offsets) or len(offsets) != len(strides):
+        return
+    expected = base + sum(o * s for o, s in zip(offsets, strides))  # type: ignore[operator]
+    if expected != declared:
+        raise VerifyException(
+            f"'{op.name}' op result type {t} has offset {declared}, but its offsets {offsets} "
+            f"into {source} start at {expected}")
 
 
 def apply() -> None:

@@ -1,9 +1,9 @@
-"""LLVM IR -> optimized machine code in this process: O3 for the host CPU, then MCJIT.
+"""LLVM IR -> optimized machine code: O3 for the host CPU, then MCJIT in this process.
 
-`compile_module(module)` takes a stage-"llvm" module through `to_llvm_ir` (translate.py),
-parses and verifies it with LLVM, optimizes it with the new pass manager at O3 (loop and SLP
-vectorization on) for the host CPU and its features, emits an object file and loads that
-with loading.py's `load_object`. Going through the object file always (instead of JITting
+`compile_module(module)` takes a stage-"llvm" module through `to_llvm_ir` (translate.py); LLVM
+parses, verifies and optimizes it with the new pass manager at O3 (loop and SLP vectorization
+on) for the host CPU and its features and emits an object file (compile_worker.py: here for a
+process's first compiles, then in a worker process); loading.py's `load_object` loads that. Going through the object file always (instead of JITting
 the module directly) means the bytes `object_code()` returns for the on-disk cache are
 exactly what runs, and loading cached code takes the same path as a fresh compile.
 
@@ -14,44 +14,18 @@ address 0.
 
 from __future__ import annotations
 
-import threading
 import time
 
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
+from irgrad.backends.cpu.compile_worker import FULL_UNROLL_MAX_COUNT, CompileWorker, WorkerDied, build
 from irgrad.backends.cpu.errors import CompileError
 from irgrad.backends.cpu.loading import CompiledModule, CompileStats, install_runtime_for, load_object
 from irgrad.backends.cpu.process import initialize, is_runtime_function
 from irgrad.backends.cpu.target import host_target
 
-FULL_UNROLL_MAX_COUNT = 4
-"""The largest trip count LLVM's loop unroller may unroll completely (its default: unbounded).
-
-Full unrolling of small static loops (a 3x3 convolution window, the 8 lanes of an attention head)
-inside bigger nests multiplies the code the rest of O3 optimizes, for no speed: capping it makes
-cold compiles much shorter at the same run time (figures: docs/design/cpu-backend.md, "Measured").
-Partial and runtime unrolling, which the reductions' inner loops use, stay on."""
-
-_UNROLL_OPTION = threading.Lock()
-
-
-def _optimize(
-    ref: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int, loop_unrolling: bool
-) -> None:
-    tuning = llvm.create_pipeline_tuning_options(speed_level=speed_level)
-    tuning.loop_vectorization = speed_level >= 2
-    tuning.slp_vectorization = speed_level >= 2
-    tuning.loop_unrolling = loop_unrolling and speed_level >= 2
-    builder = llvm.create_pass_builder(tm, tuning)
-    # The cap is a process-wide LLVM option: set for this run only (the GPU backend's NVPTX
-    # pipeline and other llvmlite users in the process keep LLVM's default).
-    with _UNROLL_OPTION:
-        llvm.set_option("irgrad", f"-unroll-full-max-count={FULL_UNROLL_MAX_COUNT}")
-        try:
-            builder.getModulePassManager().run(ref, builder)
-        finally:
-            llvm.set_option("irgrad", f"-unroll-full-max-count={2**32 - 1}")
+_WORKER = CompileWorker()
 
 
 def check_external_calls(module: ModuleOp) -> None:
@@ -75,15 +49,23 @@ def check_external_calls(module: ModuleOp) -> None:
                 )
 
 
-def _check_symbols(ref: llvm.ModuleRef) -> None:
-    install_runtime_for([fn.name for fn in ref.functions if fn.is_declaration])
-    for fn in ref.functions:
-        if not fn.is_declaration or fn.name.startswith("llvm."):
-            continue
-        if llvm.address_of_symbol(fn.name) is None:
-            raise CompileError(
-                f"the generated code calls @{fn.name}, which this process does not provide"
-            )
+def _check_symbols(declared: list[str]) -> None:
+    install_runtime_for(declared)
+    for name in declared:
+        if not name.startswith("llvm.") and llvm.address_of_symbol(name) is None:
+            raise CompileError(f"the generated code calls @{name}, which this process does not provide")
+
+
+def _build(request: dict) -> dict:
+    """`compile_worker.build(request)` in the compile worker once this process has compiled
+    enough modules itself (compile_worker.py says why), else here."""
+    if _WORKER.wanted():
+        try:
+            return _WORKER.build(request)
+        except WorkerDied as err:
+            raise CompileError(str(err)) from err
+    _WORKER.in_process += 1
+    return build({**request, "keep_module": True})
 
 
 def compile_module(
@@ -115,35 +97,33 @@ def compile_module(
         text = str(ir_module)
     stats.translate = time.perf_counter() - start
 
-    start = time.perf_counter()
-    try:
-        ref = llvm.parse_assembly(text)
-        ref.verify()
-    except RuntimeError as err:
-        raise CompileError(f"LLVM rejected the translated module: {err}") from err
-    stats.parse = time.perf_counter() - start
-
-    start = time.perf_counter()
-    if opt_level > 0:
-        _optimize(ref, tm, opt_level, loop_unrolling)
-        from irgrad.backends.cpu.veclib import use_vector_math
-
-        use_vector_math(ref, target.features)
-    _check_symbols(ref)
-    stats.optimize = time.perf_counter() - start
-
-    start = time.perf_counter()
-    data = tm.emit_object(ref)
-    stats.codegen = time.perf_counter() - start
-
+    reply = _build({
+        "text": text, "triple": target.triple, "cpu": target.cpu, "features": target.features,
+        "opt_level": opt_level, "loop_unrolling": loop_unrolling,
+    })
+    if "error" in reply:
+        raise CompileError(reply["error"])
+    _check_symbols(reply["declared"])
+    data = reply["object"]
     compiled = load_object(data, target=target)
     compiled.llvm_ir = text
-    compiled._optimized = ref
+    compiled._optimized = reply.get("module")
+    compiled._optimize_again = lambda: _optimized_again(text, target, opt_level, loop_unrolling)
     compiled.stats.translate = stats.translate
-    compiled.stats.parse = stats.parse
-    compiled.stats.optimize = stats.optimize
-    compiled.stats.codegen = stats.codegen
+    compiled.stats.parse = reply["stats"]["parse"]
+    compiled.stats.optimize = reply["stats"]["optimize"]
+    compiled.stats.codegen = reply["stats"]["codegen"]
     return compiled
+
+
+def _optimized_again(text: str, target: object, opt_level: int, loop_unrolling: bool) -> llvm.ModuleRef:
+    """The optimized module of a compile the worker did, redone here when someone asks for
+    its IR (`CompiledModule.optimized_ir`)."""
+    reply = build({
+        "text": text, "triple": target.triple, "cpu": target.cpu, "features": target.features,  # type: ignore[attr-defined]
+        "opt_level": opt_level, "loop_unrolling": loop_unrolling, "keep_module": True,
+    })
+    return reply["module"]
 
 
 __all__ = ["FULL_UNROLL_MAX_COUNT", "compile_module"]

@@ -13,7 +13,7 @@ keeps its `CompiledModule` alive, so a function's code is never freed while call
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
@@ -51,10 +51,14 @@ class CompiledModule:
     stats: CompileStats = field(default_factory=CompileStats)
     _engine: llvm.ExecutionEngine | None = field(default=None, repr=False)
     _optimized: llvm.ModuleRef | None = field(default=None, repr=False)
+    _optimize_again: Callable[[], llvm.ModuleRef] | None = field(default=None, repr=False)
 
     @property
     def optimized_ir(self) -> str | None:
-        """The LLVM IR after optimization (None when loaded from an object)."""
+        """The LLVM IR after optimization (None when loaded from an object). A module the
+        compile worker optimized is optimized again here, the first time this is asked."""
+        if self._optimized is None and self._optimize_again is not None:
+            self._optimized = self._optimize_again()
         return None if self._optimized is None else str(self._optimized)
 
     def address(self, name: str) -> int:

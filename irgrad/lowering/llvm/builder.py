@@ -215,7 +215,9 @@ class LLVMBuilder:
     def gep(self, ptr: SSAValue, offset: SSAValue | int, element: Attribute) -> SSAValue:
         """`getelementptr inbounds element, ptr, offset` (one index, in elements)."""
         if isinstance(offset, int):
-            return self.insert(llvm.GEPOp.from_mixed_indices(ptr, [offset], element, inbounds=True))
+            if -(2**31) <= offset < 2**31:  # a constant index of the GEP itself is an i32
+                return self.insert(llvm.GEPOp.from_mixed_indices(ptr, [offset], element, inbounds=True))
+            offset = self.const_int(offset)
         # `create` with shared properties: three times cheaper than the constructor, and
         # address arithmetic is the most frequent thing the lowering builds.
         properties = {**_GEP_DYNAMIC, "elem_type": element}

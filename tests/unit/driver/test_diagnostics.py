@@ -236,6 +236,21 @@ def test_op_without_location_still_names_the_op() -> None:
     assert str(info.value).startswith("error: 'func.return' op Expected arguments")
 
 
+def test_op_without_location_is_reported_at_its_nearest_located_parent(ctx: Context) -> None:
+    """An op a pass built without a location (a copy it inserted) is reported in its function."""
+    module = parse_module(ctx, "func.func @f(%a: i32) -> i64 {\n  func.return %a : i32\n}\n", "p.mlir")
+    function = next(iter(module.ops))
+    block = function.body.block
+    old = block.last_op
+    old.detach()
+    old.erase()
+    block.add_op(func.ReturnOp(block.args[0]))  # UnknownLoc, and the wrong result type
+    with pytest.raises(IRVerifyError) as info:
+        verify_module(module)
+    assert isinstance(info.value.op.location, UnknownLoc)
+    assert str(info.value).startswith("p.mlir:1:1: error: 'func.return' op")
+
+
 def test_multiline_verifier_messages_become_one_line(ctx: Context) -> None:
     text = '%0 = "arith.constant"() <{value = 3 : i8}> : () -> i32\n'
     with pytest.raises(IRVerifyError) as info:

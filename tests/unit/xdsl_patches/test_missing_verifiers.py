@@ -45,7 +45,16 @@ func.func @f(%a: memref<4x4xf32>) {{
 """
 
 
+OFFSET_SUBVIEW = """
+func.func @f(%a: memref<4x8xf32>, %i: index) {{
+  %v = memref.subview %a[{offsets}] [2, 2] [1, 2] : memref<4x8xf32> to memref<2x2xf32, strided<[8, 2], offset: {offset}>>
+  func.return
+}}
+"""
+
+
 ELEMENTS_ERROR = "elements for a result"
+OFFSET_ERROR = "has offset"
 SIZES_ERROR = "do not give its result type"
 CASES = [
     (FROM_ELEMENTS.format(elements="%x, %x", t="tensor<2xf32>"), None),
@@ -58,12 +67,18 @@ CASES = [
     (SUBVIEW.format(sizes="2, 1", t="memref<2xf32, strided<[4]>>"), None),
     (SUBVIEW.format(sizes="2, 2", t="memref<3x2xf32, strided<[4, 1]>>"), SIZES_ERROR),
     (SUBVIEW.format(sizes="2, 3", t="memref<2xf32, strided<[4]>>"), SIZES_ERROR),
+    (OFFSET_SUBVIEW.format(offsets="1, 1", offset="9"), None),
+    (OFFSET_SUBVIEW.format(offsets="%i, 1", offset="?"), None),  # dynamic: not checked statically
+    (OFFSET_SUBVIEW.format(offsets="1, 1", offset="?"), None),
+    (OFFSET_SUBVIEW.format(offsets="1, 4294967296", offset="9"), OFFSET_ERROR),
+    (OFFSET_SUBVIEW.format(offsets="0, 1", offset="9"), OFFSET_ERROR),
 ]
 
 
 @pytest.mark.parametrize("text, error", CASES)
 def test_the_result_type_is_what_the_operands_give(text, error):
-    """from_elements: one element per result element; subview: the sizes, unit ones dropped."""
+    """from_elements: one element per result element; subview: the sizes, unit ones dropped,
+    and a static offset where the source's layout and the offsets are static."""
     check(text, error is None, error or "")
 
 

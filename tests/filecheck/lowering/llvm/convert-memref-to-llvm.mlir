@@ -85,6 +85,20 @@ func.func @strided_copy(%m: memref<4x8xf32>, %out: memref<2x2xf32>) {
 
 // -----
 
+// A static offset past 2^31 elements: the GEP's constant index would be an i32, so it is an
+// i64 constant operand (an internal error before).
+// CHECK-LABEL: func.func @far_subview
+// CHECK:         %[[OFF:.*]] = llvm.mlir.constant(2147483648) : i64
+// CHECK:         llvm.getelementptr inbounds %{{.*}}[%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+func.func @far_subview(%m: memref<3000000000xf32>) -> f32 {
+  %s = memref.subview %m[2147483648] [1] [1] : memref<3000000000xf32> to memref<1xf32, strided<[1], offset: 2147483648>>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %s[%c0] : memref<1xf32, strided<[1], offset: 2147483648>>
+  func.return %v : f32
+}
+
+// -----
+
 // A global holds its elements in their storage type; get_global takes its address.
 
 // CHECK:      llvm.mlir.global internal constant @table(dense<[5, 6, 7]> : tensor<3xi32>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<3 x i32>

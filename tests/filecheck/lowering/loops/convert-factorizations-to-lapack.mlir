@@ -140,6 +140,15 @@ func.func @untagged(%a: memref<4x4xf64>) {
 
 // -----
 
+// A signature whose shapes disagree: the copy the pass inserts fails its verifier, reported at
+// the function it was put in (the copy has no location of its own), not without a location.
+// ERR: convert-factorizations-to-lapack.mlir:[[# @LINE + 1]]:1: error: 'memref.copy' op Expected source and destination to have the same shape.
+func.func private @mismatched(%a: memref<1x3x3xf32>, %out: memref<2x3x3xf32>) attributes {irgrad.factorization = {kind = "potrf", lower = true, unit_diagonal = false}} {
+  func.return
+}
+
+// -----
+
 // Before bufferize the signature is on tensors: an error that says what to run.
 // ERR: convert-factorizations-to-lapack.mlir:[[# @LINE + 2]]:1: error: 'func.func' op an outlined 'potrf' function takes 2 memrefs after bufferize, got (tensor<4x4xf64>); run bufferize first
 // EXIT: exit=1
