@@ -36,7 +36,6 @@ from irgrad.numpy.basic import (
     astype,
     cos,
     divide,
-    dot,
     equal,
     expm1,
     erf,
@@ -172,7 +171,7 @@ from irgrad.numpy.arrays import (
     triu,
     vstack,
 )
-from irgrad.numpy.products import cross, inner, kron, outer, tensordot, vdot
+from irgrad.numpy.products import cross, dot, inner, kron, outer, tensordot, vdot
 from irgrad.numpy.reductions import (
     allclose,
     argsort,

@@ -326,13 +326,15 @@ def _shape(x: Any) -> tuple[int, ...]:
 
 @api
 def sum(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False, dtype: Any = None) -> Tracer:
+    """Bool becomes int32; `dtype=bool` is a sum of bools, true where any term is (numpy's add
+    on bool is or): a max over the bools, as nn.reduce_sum takes numbers only."""
     t = lift(x)
     if dtype is not None:
         t = lax.convert(t, dtypes.canonical(dtype))
     elif t.dtype == dtypes.bool_:
         t = lax.convert(t, dtypes.int32)
     axes = normalize_axes("sum", axis, t.ndim)
-    return lax.reduce(nn.ReduceSumOp, t, axes, keepdims)
+    return lax.reduce(nn.ReduceMaxOp if t.dtype == dtypes.bool_ else nn.ReduceSumOp, t, axes, keepdims)
 
 
 @api
@@ -500,6 +502,3 @@ def _matmul_rows(x: Tracer, y: Tracer) -> Tracer:
     return lax.reshape(lax.matmul(rows, y), (*x.shape[:-1], y.shape[-1]))
 
 
-@api
-def dot(a: Any, b: Any) -> Tracer:
-    return matmul(a, b)

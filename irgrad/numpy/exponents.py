@@ -58,28 +58,40 @@ def log10(x: Any) -> Tracer:
 
 @api
 def logaddexp(x: Any, y: Any) -> Tracer:
-    """log(exp(x) + exp(y)) = max(x, y) + log1p(exp(-|x - y|)): no overflow; where x == y
-    (infinities included, so inf - inf never arises) it is (x + y)/2 + log 2, whose gradient
-    is 1/2 to each side, the limit from both sides."""
+    """log(exp(x) + exp(y)) = max(x, y) + log1p(exp(-|x - y|)): no overflow. max and |x - y|
+    are selects that take y's side at a tie, where the formula is y + log1p(exp(x - y))
+    itself, so all derivatives there are exact (1/2 to each side, 1/4 for the second). Equal
+    infinities (inf - inf would be NaN) give (x + y)/2 + log 2: the infinity, gradient 1/2
+    to each side."""
     d = result_dtype(x, y)
     if not dtypes.is_float(d):
         d = dtypes.float32
     (a, b), _ = operands("logaddexp", x, y, dtype=d)
-    same = a == b
-    diff = np_api.where(same, 0.0, a - b)
-    apart = np_api.maximum(a, b) + np_api.log1p(np_api.exp(-np_api.abs(diff)))
-    return np_api.where(same, (a * 0.5 + b * 0.5) + math.log(2.0), apart)
+    same_infinity = (a == b) & (np_api.abs(a) == math.inf)
+    diff = np_api.where(same_infinity, 0.0, a - b)
+    larger, minus_abs = _max_and_minus_abs(a, b, diff)
+    apart = larger + np_api.log1p(np_api.exp(minus_abs))
+    return np_api.where(same_infinity, (a * 0.5 + b * 0.5) + math.log(2.0), apart)
+
+
+def _max_and_minus_abs(a: Tracer, b: Tracer, diff: Tracer) -> tuple[Tracer, Tracer]:
+    """max(a, b) and -|diff| (diff = a - b) as selects on a > b: at a tie b and diff itself,
+    smooth there (logaddexp's and logaddexp2's second derivatives at a tie)."""
+    greater = a > b
+    return np_api.where(greater, a, b), np_api.where(greater, -diff, diff)
 
 
 @api
 def logaddexp2(x1: Any, x2: Any) -> Tracer:
     """log2(2**x1 + 2**x2) = max + log1p(2**-|x1 - x2|) / log(2) (numpy's formula); where
-    x1 == x2 it is (x1 + x2)/2 + 1, so the gradient there is 1/2 to each side."""
+    x1 == x2 are infinities it is (x1 + x2)/2 + 1; the max and |x1 - x2| as in logaddexp, so
+    the derivatives at a tie are exact."""
     a, b = _float_operands("logaddexp2", x1, x2)
-    same = a == b
-    diff = np_api.where(same, 0.0, a - b)
-    tail = np_api.log1p(lax.binary(nn.PowOp, _const(a, 2.0), -np_api.abs(diff))) * (1.0 / math.log(2.0))
-    return np_api.where(same, (a * 0.5 + b * 0.5) + 1.0, np_api.maximum(a, b) + tail)
+    same_infinity = (a == b) & (np_api.abs(a) == math.inf)
+    diff = np_api.where(same_infinity, 0.0, a - b)
+    larger, minus_abs = _max_and_minus_abs(a, b, diff)
+    tail = np_api.log1p(lax.binary(nn.PowOp, _const(a, 2.0), minus_abs)) * (1.0 / math.log(2.0))
+    return np_api.where(same_infinity, (a * 0.5 + b * 0.5) + 1.0, larger + tail)
 
 
 @api

@@ -44,9 +44,11 @@ def sinh(x: Any) -> Tracer:
 @api
 def cosh(x: Any) -> Tracer:
     """1 + m**2 / (2 (1 + m)) with m = expm1(|x|) for |x| < 20 (that is (e**x + e**-x) / 2,
-    with cosh(x) - 1 computed without cancellation); beyond, e**(|x|/2) * (e**(|x|/2) / 2)."""
+    with cosh(x) - 1 computed without cancellation); beyond, e**(|x|/2) * (e**(|x|/2) / 2).
+    |x| is a select taking x itself at 0, where the formula is cosh(x) exactly, so the
+    second derivative there is 1 (an abs would give sign(0)**2 = 0)."""
     t = _float("cosh", x)
-    a = np_api.abs(t)
+    a = np_api.where(t >= 0, t, -t)
     near = a < _HYPERBOLIC_FAR
     m = expm1(np_api.where(near, a, 0.0))
     close = 1.0 + m * m / (2.0 * (1.0 + m))

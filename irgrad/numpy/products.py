@@ -72,6 +72,19 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @api
+def dot(a: Any, b: Any) -> Tracer:
+    """numpy's dot: a product with a scalar; matmul for vectors and matrices; otherwise the
+    sum over a's last axis and b's second-to-last, the free axes of a then of b (not
+    matmul's batching: dot((5, 2), (3, 2, 4)) is (5, 3, 4))."""
+    x, y = _numeric("dot", a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return np_api.multiply(x, y)
+    if x.ndim == 1 or y.ndim == 1 or (x.ndim == 2 and y.ndim == 2):
+        return np_api.matmul(x, y)
+    return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 2]))
+
+
+@api
 def tensordot(a: Any, b: Any, axes: int | Sequence[Any] = 2) -> Tracer:
     """Sum over the last `axes` axes of a and the first of b (an int), or over the pairs
     `axes = (a_axes, b_axes)`; the free axes of a then of b, in order (via `einsum`)."""

@@ -102,7 +102,10 @@ def _slice_last(t: Tracer, start: int, stop: int) -> Tracer:
 def prod(a: Any, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
     """The product of the elements along `axis` (all for None), as a pairwise tree of
     multiplies: exact with zeros, and differentiable there (the gradient at a single zero is the
-    product of the others). 1 over no elements. Bool becomes int32."""
+    product of the others). 1 over no elements. Bool becomes int32; `dtype=bool` is a product
+    of bools, true where every factor is (numpy's multiply on bool is and): `all`."""
+    if dtype is not None and dtypes.canonical(dtype) == dtypes.bool_:
+        return _all(lax.convert(lift(a), dtypes.bool_), axis, keepdims)
     t = _accumulation_dtype("prod", lift(a), dtype)
     axes = normalize_axes("prod", axis, t.ndim)
     x, rest = _to_last(t, axes)

@@ -137,9 +137,12 @@ def hypot(x1: Any, x2: Any) -> Tracer:
         d = dtypes.float32
     (x, y), _ = operands("hypot", x1, x2, dtype=d)
     ax, ay = np_api.abs(x), np_api.abs(y)
-    a, b = np_api.maximum(ax, ay), np_api.minimum(ax, ay)
+    # The smaller one enters only squared, as itself (not |.|): smooth where it is 0, so
+    # hypot(x, 1)'' is 1 at x = 0 (sign(0)**2 = 0 through an abs).
+    x_smaller = ax <= ay
+    a = np_api.maximum(ax, ay)  # NaN if either is
     zero = a == 0
-    r = b / np_api.where(zero, 1.0, a)
+    r = np_api.where(x_smaller, x, y) / np_api.where(zero, 1.0, a)
     h = a * np_api.sqrt(1.0 + r * r)
     inf = float("inf")
     h = np_api.where((ax == inf) | (ay == inf), inf, h)

@@ -410,6 +410,32 @@ def test_dot_of_vectors():
     check(ig.dot, np.dot, a, b, dtype=np.float32, rtol=1e-5)
 
 
+@pytest.mark.parametrize(
+    "shape_a, shape_b",
+    [((5, 2), (3, 2, 4)), ((2, 3, 4), (6, 4, 2)), ((2, 3, 4), (4, 5)), ((3,), (2, 3, 4)), ((2, 3, 4), (4,)),
+     ((), (3, 4)), ((3, 4), ()), ((3, 4), (4, 5))],
+)
+def test_dot_follows_numpy_not_matmul_batching(shape_a, shape_b):
+    """numpy's dot: a's last axis with b's second-to-last, free axes of a then of b."""
+    a = np.random.default_rng(1).standard_normal(shape_a)
+    b = np.random.default_rng(2).standard_normal(shape_b)
+    check(ig.dot, np.dot, a, b, dtype=np.float64, rtol=1e-12, atol=1e-12)
+
+
+def test_dot_gradient_of_nd_operands_matches_finite_differences():
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 3, 2))
+    loss = lambda a, b: ig.sum(ig.sin(ig.dot(a, b)))  # noqa: E731
+    ga, gb = ig.grad(loss, argnums=(0, 1))(a, b)
+    cos = np.cos(np.dot(a, b))  # (2, 2, 2): [i, k, m]
+    np.testing.assert_allclose(np.asarray(ga), np.einsum("ikm,kjm->ij", cos, b), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(gb), np.einsum("ikm,ij->kjm", cos, a), rtol=1e-12)
+    eps, e = 1e-6, np.zeros_like(a)
+    e[1, 2] = eps
+    numeric = (np.sin(np.dot(a + e, b)).sum() - np.sin(np.dot(a - e, b)).sum()) / (2 * eps)
+    assert abs(np.asarray(ga)[1, 2] - numeric) < 1e-8
+
+
 # ---------------------------------------------------------------------------------------------
 # dtype promotion (JAX's rules, documented in irgrad/tracing/dtypes.py)
 # ---------------------------------------------------------------------------------------------

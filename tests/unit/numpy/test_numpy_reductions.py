@@ -201,3 +201,18 @@ def test_errors_name_the_function_and_shapes():
         ig.linalg.norm(V, "fro")
     with pytest.raises(ig.ShapeError, match=r"cov: m and y have 6 and 3 observations"):
         ig.cov(A, A[:, :3])
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+@pytest.mark.parametrize("reduction", ["sum", "prod"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_bool_dtype_sums_are_or_and_products_are_and(backend, reduction, axis, monkeypatch):
+    """numpy's add on bools is or and its multiply is and: sum(dtype=bool) is any, prod is
+    all (the CPU backend's i1 sum wrapped: True + True was False)."""
+    monkeypatch.setenv("IRGRAD_CACHE_DIR", "off")
+    x = np.array([[True, True, False], [True, True, True]])
+    ints = np.array([[2, 0, 1], [0, 0, 0]])
+    for v in (x, ints, np.zeros((2, 3), bool)):
+        f = ig.jit(lambda a: getattr(ig, reduction)(a, axis=axis, dtype=bool), backend=backend)
+        got, want = np.asarray(f(v)), getattr(np, reduction)(v, axis=axis, dtype=bool)
+        assert got.dtype == np.bool_ and np.array_equal(got, want), (v, got, want)
