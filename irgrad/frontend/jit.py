@@ -319,6 +319,7 @@ def _static_positions(
     relates the two the same way); the keyword-only names stay names."""
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
+    static_argnums = _nonnegative(fn, signature, static_argnums)
     if not static_argnames:
         return static_argnums, frozenset()
     if signature is None:
@@ -338,6 +339,24 @@ def _static_positions(
             raise ValueError(f"jit: static_argnames names {name!r}, which is not a parameter of "
                              f"{function_name(fn)}{tuple(signature.parameters)}")
     return tuple(sorted(set(nums))), frozenset(names)
+
+
+def _nonnegative(fn: Callable[..., Any], signature: inspect.Signature | None, nums: tuple[int, ...]) -> tuple[int, ...]:
+    """Negative static_argnums counted from the end of the positional parameters, as JAX."""
+    if all(n >= 0 for n in nums):
+        return nums
+    params = [] if signature is None else list(signature.parameters.values())
+    if signature is None or any(p.kind == p.VAR_POSITIONAL for p in params):
+        raise ValueError(f"jit: a negative static_argnums needs {function_name(fn)}'s number of "
+                         "positional parameters (a signature without *args)")
+    count = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    out = []
+    for n in nums:
+        if not -count <= n < count:
+            raise ValueError(f"jit: static_argnums {n} is out of range for {function_name(fn)}, "
+                             f"which takes {count} positional parameters")
+        out.append(n % count)
+    return tuple(sorted(set(out)))
 
 
 _SCALARS = (bool, int, float)
@@ -467,6 +486,8 @@ def jit(
     program (one compile per value; they must be hashable), by position or by parameter name.
     Keyword arguments are accepted as JAX does.
     """
+    if fn is not None and not callable(fn):
+        raise TypeError(f"jit: expected a function, got {type(fn).__name__} {fn!r:.60}")
     backend = backend or default_backend()
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)

@@ -139,6 +139,12 @@ class Tracer:
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise self._concrete("Converting a traced value to a numpy array")
 
+    def item(self, *args: Any) -> Any:
+        raise self._concrete("item()")
+
+    def tolist(self) -> Any:
+        raise self._concrete("tolist()")
+
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d traced array")

@@ -370,3 +370,27 @@ def test_jit_widens_narrow_integers_as_the_trace_does_and_names_bad_arguments():
     assert "test_frontend_jit.py" in str(err.value)
     with pytest.raises(ig.DTypeError, match=r"jit: argument params_w of f: numpy arrays of dtype <U5"):
         ig.jit(f)({"w": "hello"}, np.ones(3))
+
+
+def test_negative_static_argnums_count_from_the_last_positional_parameter():
+    f = ig.jit(lambda x, n: x * n, static_argnums=-1, backend="interp")
+    assert f.static_argnums == (1,)
+    assert_array(f(np.ones(2), 3), np.full(2, 3.0), np.float64)
+    assert "%n" not in f.lower(np.ones(2), 3).as_text()  # baked in, not an argument
+    with pytest.raises(ValueError, match="static_argnums -3 is out of range"):
+        ig.jit(lambda x, n: x, static_argnums=-3)
+    with pytest.raises(ValueError, match="without \\*args"):
+        ig.jit(lambda *xs: xs[0], static_argnums=-1)
+
+
+def test_jit_of_something_not_callable_is_a_type_error_at_once():
+    with pytest.raises(TypeError, match="jit: expected a function, got int 5"):
+        ig.jit(5)
+
+
+def test_item_and_tolist_of_a_traced_value_are_concretization_errors():
+    with pytest.raises(ig.ConcretizationError, match=r"item\(\) needs a concrete value"):
+        ig.jit(lambda x: x.item(), backend="interp")(np.ones(()))
+    with pytest.raises(ig.ConcretizationError, match=r"tolist\(\)"):
+        ig.jit(lambda x: x.tolist(), backend="interp")(np.ones(2))
+
