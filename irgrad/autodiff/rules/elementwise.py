@@ -61,9 +61,12 @@ def _neg_jvp(b: RuleBuilder, op: Operation, t: T) -> Tangent:
 
 
 def _abs_derivative(b: RuleBuilder, x: SSAValue, v: SSAValue) -> T:
-    """`v * sign(x)` as selects: +v where x > 0, -v where x < 0, and 0 at x == 0 (abs'(0) = 0)."""
+    """`v * sign(x)` as selects: +v where x > 0, -v where x < 0, 0 at x == 0 (abs'(0) = 0),
+    and NaN where x is NaN (sign(NaN) is NaN, as JAX: arcsin'(2) is NaN, not 0), except
+    for a zero `v` (a strong zero: the unselected side of a `where` stays 0)."""
     zero = b.zeros_like(x)
-    negative = b.select(b.compare("lt", x, zero), b.neg(v), None)
+    nan = b.select(b.compare("ne", x, x), b.strong_mul(v, x), None)
+    negative = b.select(b.compare("lt", x, zero), b.neg(v), nan)
     return b.select(b.compare("gt", x, zero), v, negative)
 
 
