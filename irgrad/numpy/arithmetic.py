@@ -20,7 +20,7 @@ from typing import Any
 from irgrad.dialects import nn
 from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy import basic as np_api
-from irgrad.numpy.support import api, lift, operands
+from irgrad.numpy.support import api, lift, operands, result_dtype
 from irgrad.numpy.elementwise_support import _const, _float
 from irgrad.numpy.float_parts import _signbit
 from irgrad.numpy.numerics import isnan
@@ -74,10 +74,12 @@ def fmod(x1: Any, x2: Any) -> Tracer:
 @api
 def heaviside(x1: Any, x2: Any) -> Tracer:
     """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0, NaN where x1 is NaN (numpy's
-    heaviside; the result has the promoted dtype of both)."""
-    (a, b), d = operands("heaviside", x1, x2)
-    if d == dtypes.bool_:
+    heaviside). The result is a float, as numpy's and JAX's: the promoted float dtype of
+    both, integers giving float32."""
+    d0 = result_dtype(x1, x2)
+    if d0 == dtypes.bool_:
         raise DTypeError(f"heaviside: not defined on bool arrays{user_site()}")
+    (a, b), d = operands("heaviside", x1, x2, dtype=d0 if dtypes.is_float(d0) else dtypes.float32)
     zero, one = full(a.shape, 0, d), full(a.shape, 1, d)
     out = np_api.where(a < 0, zero, np_api.where(a > 0, one, b))
     if dtypes.is_float(d):

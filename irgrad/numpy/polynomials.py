@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 
 from irgrad.tracing import dtypes, primitives as lax
-from irgrad.numpy.support import api, broadcast_shapes, broadcast_to, lift
+from irgrad.numpy.support import api, broadcast_shapes, broadcast_to, lift, result_dtype
 from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import ShapeError, user_site
 from irgrad.numpy.arrays import _int
 from irgrad.numpy.reductions import cumprod
 from irgrad.numpy.shape import concatenate
-from irgrad.numpy.statistics_support import _float_dtype, _slice_axis
+from irgrad.numpy.statistics_support import _slice_axis
 
 __all__ = ["polyval", "vander"]
 
@@ -26,8 +26,11 @@ __all__ = ["polyval", "vander"]
 @api
 def polyval(p: Any, x: Any) -> Tracer:
     """p[0] x^(M-1) + ... + p[M-1] by Horner's rule (y = y * x + p[i] from y = 0, numpy's
-    order); p may have trailing axes that broadcast with x (as JAX). Integers give float32."""
-    d = _float_dtype(p, x)
+    order); p may have trailing axes that broadcast with x (as JAX). Integers stay integers
+    (JAX's promotion; numpy's too), bool becomes int32."""
+    d = result_dtype(p, x)
+    if d == dtypes.bool_:
+        d = dtypes.int32
     pt, xt = lift(p, d), lift(x, d)
     if pt.ndim == 0:
         raise ShapeError(f"polyval: p must be at least 1-D, got a scalar{user_site()}")

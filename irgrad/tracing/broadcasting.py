@@ -40,6 +40,15 @@ def dtype_of(x: Any) -> np.dtype:
         return x.dtype
     if is_scalar(x):
         return dtypes.scalar_dtype(x)
+    if isinstance(x, (list, tuple)):
+        # A list of Python numbers is an array of the default dtypes (as `ig.asarray` and
+        # jnp.asarray make it), not numpy's int64/float64: [1, 2] + an int32 array is int32.
+        flat = np.asarray(x, dtype=object).ravel().tolist()
+        if flat and all(is_scalar(v) for v in flat):
+            d = dtypes.scalar_dtype(flat[0])
+            for v in flat[1:]:
+                d = dtypes.promote(d, dtypes.scalar_dtype(v))
+            return d
     return dtypes.array_dtype_of(np.asarray(x))
 
 

@@ -576,3 +576,22 @@ def test_remainder_and_floor_divide_at_the_infinities(dtype):
                          ig.jit(lambda a, b: (a % b, a // b))(x, y)):
         np.testing.assert_array_equal(got_r, want_r)
         np.testing.assert_array_equal(got_q, want_q)
+
+
+def test_a_list_of_python_numbers_promotes_as_its_default_dtype_array():
+    """[1, 2] is int32 and [0.5] float32 (as ig.asarray and jnp.asarray make them), so they
+    join an array's dtype as such arrays would, not as numpy's int64/float64."""
+    i32, f64 = np.ones(2, np.int32), np.ones(2, np.float64)
+    assert ig.add([1, 2], i32).dtype == np.int32
+    assert ig.add([1.5, 2], i32).dtype == np.float32
+    assert ig.add([1.5, 2], f64).dtype == np.float64
+    assert ig.polyval([1, 2], np.arange(3, dtype=np.int32)).dtype == np.int32
+    assert ig.add(np.array([1, 2]), i32).dtype == np.int64  # a numpy array keeps its dtype
+
+
+def test_heaviside_is_a_float_and_polyval_keeps_integers():
+    a = np.array([-1, 0, 2], np.int32)
+    h = ig.heaviside(a, np.int32(3))
+    assert h.dtype == np.float32 and np.asarray(h).tolist() == [0.0, 3.0, 1.0]
+    p = ig.polyval(np.array([1, 2, 3], np.int32), a)
+    assert p.dtype == np.int32 and np.array_equal(np.asarray(p), np.polyval([1, 2, 3], a))
