@@ -197,6 +197,7 @@ from irgrad.numpy.histograms import *  # noqa: E402, F403  (names in its __all__
 from irgrad.numpy.polynomials import *  # noqa: E402, F403  (names in its __all__)
 from irgrad.numpy.selection import *  # noqa: E402, F403  (names in its __all__)
 from irgrad.numpy.more import *  # noqa: E402, F403
+from irgrad.numpy.array_api_names import *  # noqa: E402, F403  (numpy 2's names)
 from irgrad.lax.structured import *  # noqa: E402, F403
 from irgrad.numpy.data_dependent import *  # noqa: E402, F403
 from irgrad.scipy import special  # noqa: E402  (ig.special, as jax.scipy.special)
