@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from irgrad.tracing import gathers, primitives as lax
-from irgrad.numpy import support
+from irgrad.numpy import basic as np_api, support
 from irgrad.numpy.support import api, lift, normalize_axes
 from irgrad.tracing.tracer import Tracer
 from irgrad.tracing.errors import ShapeError, user_site
@@ -137,14 +137,38 @@ def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0
 
 
 @api
-def take(x: Any, indices: Any, axis: int | None = None) -> Tracer:
-    """numpy's take: negative indices count from the end; out-of-range indices are clamped."""
+def take(x: Any, indices: Any, axis: int | None = None, mode: str | None = None, fill_value: Any = None) -> Tracer:
+    """numpy's take: negative indices count from the end. Out-of-range indices, by `mode`:
+    "clip" (the default, and irgrad's choice: the nearest end; numpy raises, and JAX's default
+    is "fill"), "fill" (JAX's: `fill_value`, default NaN for floats, the lowest integer, True
+    for bool; indices in [-n, n) are in range) or "wrap" (modulo n)."""
     t = lift(x)
     if axis is None:
         t = lax.reshape(t, (t.size,))
         axis = 0
     ax = normalize_axes("take", axis, t.ndim)[0]
-    return lax.gather(t, gathers.index_array("take", indices), ax)
+    idx = gathers.index_array("take", indices)
+    if mode in (None, "clip"):
+        return lax.gather(t, idx, ax)
+    n = t.shape[ax]
+    if mode == "wrap":
+        return lax.gather(t, idx % n if n else idx, ax)
+    if mode != "fill":
+        raise ValueError(f"take: mode must be 'clip', 'fill' or 'wrap', got {mode!r}{user_site()}")
+    picked = lax.gather(t, idx, ax)
+    inside = (idx >= -n) & (idx < n)
+    inside = lax.reshape(inside, (1,) * ax + idx.shape + (1,) * (t.ndim - ax - 1))
+    if fill_value is None:
+        fill_value = _default_fill(t.dtype)
+    return np_api.where(inside, picked, lax.convert(lift(fill_value), t.dtype) if not isinstance(fill_value, (bool, int, float)) else fill_value)
+
+
+def _default_fill(dtype: np.dtype) -> Any:
+    if np.issubdtype(dtype, np.inexact) or dtype.name == "bfloat16":
+        return float("nan")
+    if dtype == np.bool_:
+        return True
+    return int(np.iinfo(dtype).min)
 
 
 @api

@@ -288,3 +288,24 @@ def test_max_pool2d_of_negative_inputs_ignores_padding():
     x = -np.abs(randn(1, 1, 4, 4, seed=35)) - 1
     check(lambda a: ig.max_pool2d(a, 2, stride=2, padding=1), _np_max_pool2d(x, (2, 2), (2, 2), (1, 1, 1, 1)), x,
           dtype=np.float32)
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_take_modes_clip_fill_and_wrap(backend, monkeypatch):
+    """clip (irgrad's default), fill (JAX's default: NaN, the lowest int, True) and wrap."""
+    monkeypatch.setenv("IRGRAD_CACHE_DIR", "off")
+    x, idx = np.arange(5.0), np.array([7, -1, -6, 2, -5])
+    for mode, want in [("clip", [4.0, 4.0, 0.0, 2.0, 0.0]), ("fill", [np.nan, 4.0, np.nan, 2.0, 0.0]),
+                       ("wrap", [2.0, 4.0, 4.0, 2.0, 0.0])]:
+        got = ig.jit(lambda a, i, mode=mode: ig.take(a, i, mode=mode), backend=backend)(x, idx)
+        np.testing.assert_array_equal(np.asarray(got), want)
+    ints = ig.take(np.arange(6, dtype=np.int32).reshape(2, 3), np.array([[0, 5]]), axis=1, mode="fill")
+    np.testing.assert_array_equal(np.asarray(ints), [[[0, np.iinfo(np.int32).min]], [[3, np.iinfo(np.int32).min]]])
+    assert np.asarray(ig.take(x, np.array([9]), mode="fill", fill_value=-3.0)).tolist() == [-3.0]
+    with pytest.raises(ValueError, match="mode must be 'clip', 'fill' or 'wrap'"):
+        ig.take(x, np.array([1]), mode="raise")
+
+
+def test_take_fill_gradient_is_zero_for_filled_positions():
+    g = ig.grad(lambda v: ig.sum(ig.take(v, np.array([1, 9, 1, -7]), mode="fill", fill_value=0.0)))(np.arange(5.0))
+    np.testing.assert_array_equal(np.asarray(g), [0.0, 2.0, 0.0, 0.0, 0.0])
