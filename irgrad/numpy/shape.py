@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.tracing import gathers, primitives as lax
+from irgrad.tracing import dtypes, gathers, primitives as lax
 from irgrad.numpy import basic as np_api, support
 from irgrad.numpy.support import api, lift, normalize_axes
 from irgrad.tracing.tracer import Tracer
@@ -160,11 +160,11 @@ def take(x: Any, indices: Any, axis: int | None = None, mode: str | None = None,
     inside = lax.reshape(inside, (1,) * ax + idx.shape + (1,) * (t.ndim - ax - 1))
     if fill_value is None:
         fill_value = _default_fill(t.dtype)
-    return np_api.where(inside, picked, lax.convert(lift(fill_value), t.dtype) if not isinstance(fill_value, (bool, int, float)) else fill_value)
+    return np_api.where(inside, picked, lift(fill_value, t.dtype))
 
 
 def _default_fill(dtype: np.dtype) -> Any:
-    if np.issubdtype(dtype, np.inexact) or dtype.name == "bfloat16":
+    if dtypes.is_float(dtype):
         return float("nan")
     if dtype == np.bool_:
         return True

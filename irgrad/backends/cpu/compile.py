@@ -3,8 +3,8 @@
 `compile_module(module)` takes a stage-"llvm" module through `to_llvm_ir` (translate.py); LLVM
 parses, verifies and optimizes it with the new pass manager at O3 (loop and SLP vectorization
 on) for the host CPU and its features and emits an object file (compile_worker.py: here for a
-process's first compiles, then in a worker process); loading.py's `load_object` loads that. Going through the object file always (instead of JITting
-the module directly) means the bytes `object_code()` returns for the on-disk cache are
+process's first compiles, then in a worker process); loading.py's `load_object` loads that.
+Going through the object file always (instead of JITting the module directly) means the bytes `object_code()` returns for the on-disk cache are
 exactly what runs, and loading cached code takes the same path as a fresh compile.
 
 Code that calls a symbol this process does not provide (process.py registers the C library,
@@ -23,7 +23,7 @@ from irgrad.backends.cpu.compile_worker import FULL_UNROLL_MAX_COUNT, CompileWor
 from irgrad.backends.cpu.errors import CompileError
 from irgrad.backends.cpu.loading import CompiledModule, CompileStats, install_runtime_for, load_object
 from irgrad.backends.cpu.process import initialize, is_runtime_function
-from irgrad.backends.cpu.target import host_target
+from irgrad.backends.cpu.target import HostTarget, host_target
 
 _WORKER = CompileWorker()
 
@@ -97,10 +97,7 @@ def compile_module(
         text = str(ir_module)
     stats.translate = time.perf_counter() - start
 
-    reply = _build({
-        "text": text, "triple": target.triple, "cpu": target.cpu, "features": target.features,
-        "opt_level": opt_level, "loop_unrolling": loop_unrolling,
-    })
+    reply = _build(_request(text, target, opt_level, loop_unrolling))
     if "error" in reply:
         raise CompileError(reply["error"])
     _check_symbols(reply["declared"])
@@ -116,14 +113,16 @@ def compile_module(
     return compiled
 
 
-def _optimized_again(text: str, target: object, opt_level: int, loop_unrolling: bool) -> llvm.ModuleRef:
+def _request(text: str, target: HostTarget, opt_level: int, loop_unrolling: bool) -> dict:
+    """What `compile_worker.build` needs: the IR text and the target it is compiled for."""
+    return {"text": text, "triple": target.triple, "cpu": target.cpu, "features": target.features,
+            "opt_level": opt_level, "loop_unrolling": loop_unrolling}
+
+
+def _optimized_again(text: str, target: HostTarget, opt_level: int, loop_unrolling: bool) -> llvm.ModuleRef:
     """The optimized module of a compile the worker did, redone here when someone asks for
     its IR (`CompiledModule.optimized_ir`)."""
-    reply = build({
-        "text": text, "triple": target.triple, "cpu": target.cpu, "features": target.features,  # type: ignore[attr-defined]
-        "opt_level": opt_level, "loop_unrolling": loop_unrolling, "keep_module": True,
-    })
-    return reply["module"]
+    return build({**_request(text, target, opt_level, loop_unrolling), "keep_module": True})["module"]
 
 
 __all__ = ["FULL_UNROLL_MAX_COUNT", "compile_module"]
