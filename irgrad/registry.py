@@ -22,18 +22,21 @@ Pipelines take no options; `-p 'lower-to-llvm,cse'` expands to the listed passes
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import importlib
 import sys
+import typing
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
-from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.arg_spec import ArgSpec, _convert_arg_to_type, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
+from xdsl.utils.hints import type_repr
 
 from irgrad.context import make_context, xdsl_universe
 from irgrad.diagnostics import IrgradError, PipelineError
@@ -216,36 +219,135 @@ def build_pipeline(
     Raises PipelineError, with a suggestion for a misspelled pass, instead of xDSL's
     ValueError, so the driver can print it as a diagnostic.
     """
+    instances = [
+        instantiate_pass(pass_spec, passes, pipelines)
+        for pass_spec in expand_pipeline_spec(spec, pipelines)
+    ]
+    return PassPipeline(tuple(instances), callback)
+
+
+def instantiate_pass(
+    pass_spec: ArgSpec,
+    passes: Mapping[str, PassFactory] | None = None,
+    pipelines: Mapping[str, PipelineInfo] | None = None,
+) -> ModulePass:
+    """The pass `pass_spec` names, with its options; a PipelineError names what is wrong in
+    the user's spelling (`no-such-option`, not the field name `no_such_option`)."""
     passes = _PassLookup() if passes is None else passes
     pipelines = _PIPELINES if pipelines is None else pipelines
-    instances: list[ModulePass] = []
-    for pass_spec in expand_pipeline_spec(spec, pipelines):
-        factory = passes.get(pass_spec.name)
-        if factory is None:
-            known = [*passes, *pipelines]
-            close = difflib.get_close_matches(pass_spec.name, known, n=1)
+    factory = passes.get(pass_spec.name)
+    if factory is None:
+        known = [*passes, *pipelines]
+        close = difflib.get_close_matches(pass_spec.name, known, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise PipelineError(f"unknown pass '{pass_spec.name}'{hint}")
+    try:
+        pass_class = factory()
+    except IrgradError:
+        raise
+    except Exception as err:
+        raise PipelineError(
+            f"pass '{pass_spec.name}' could not be loaded: {type(err).__name__}: {err}"
+        ) from err
+    if pass_class.name != pass_spec.name:
+        raise PipelineError(
+            f"pass '{pass_spec.name}' is registered with class {pass_class.__name__}, "
+            f"whose name is '{pass_class.name}'"
+        )
+    pass_spec = _check_options(pass_class, pass_spec)
+    try:
+        return pass_class.from_pass_spec(pass_spec)
+    except (ValueError, TypeError) as err:
+        raise PipelineError(f"invalid options for pass '{pass_spec.name}': {err}") from err
+
+
+MLIR_ONLY_OPTIONS: dict[str, dict[str, type]] = {
+    "canonicalize": {
+        "max-iterations": int,
+        "max-num-rewrites": int,
+        "region-simplify": str,
+        "top-down": bool,
+        "test-convergence": bool,
+    },
+}
+"""Options mlir-opt's spelling of an xDSL pass takes that xDSL's pass has not: accepted (and
+type-checked) so MLIR pipelines run, with a warning that they change nothing (xDSL's
+canonicalize always runs to a fixed point)."""
+
+
+class IgnoredOptionWarning(UserWarning):
+    """A pass option accepted for mlir-opt compatibility that has no effect here."""
+
+
+def pass_options(pass_class: type[ModulePass]) -> list[tuple[str, str, str | None]]:
+    """(option as spelled on the command line, its type, its default or None) of a pass."""
+    options = []
+    for field in dataclasses.fields(pass_class):
+        if field.name == "name" or not field.init:
+            continue
+        if field.default is not dataclasses.MISSING:
+            default = _option_value_text(field.default)
+        elif field.default_factory is not dataclasses.MISSING:
+            default = _option_value_text(field.default_factory())
+        else:
+            default = None
+        kind = field.type if isinstance(field.type, str) else type_repr(field.type)
+        options.append((field.name.replace("_", "-"), kind, default))
+    return options
+
+
+def _option_value_text(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple):
+        return ",".join(_option_value_text(v) for v in value)
+    return str(value)
+
+
+def display_name(pass_class: type[ModulePass]) -> str:
+    """The name MLIR's banners and reports give a pass: its class name (`SymbolDCE`)."""
+    name = pass_class.__name__
+    return name.removesuffix("Pass") or name
+
+
+def _check_options(pass_class: type[ModulePass], pass_spec: ArgSpec) -> ArgSpec:
+    """Reject options the pass has not, or values of the wrong type, naming the option as the
+    user wrote it; drop (with a warning) the mlir-only options of MLIR_ONLY_OPTIONS."""
+    hints = typing.get_type_hints(pass_class)
+    fields = {f.name: f for f in dataclasses.fields(pass_class) if f.init and f.name != "name"}
+    mlir_only = MLIR_ONLY_OPTIONS.get(pass_spec.name, {})
+    spelled = [f.name.replace("_", "-") for f in fields.values()] + list(mlir_only)
+    kept: dict[str, tuple] = {}
+    for option, value in pass_spec.parameters.items():
+        field = fields.get(option.replace("-", "_"))
+        where = f"invalid options for pass '{pass_spec.name}'"
+        if field is None and option in mlir_only:
+            try:
+                _convert_arg_to_type(value, mlir_only[option])
+            except ValueError:
+                raise PipelineError(
+                    f"{where}: option '{option}' takes {mlir_only[option].__name__}, "
+                    f"got '{_option_value_text(value)}'"
+                ) from None
+            warnings.warn(IgnoredOptionWarning(
+                f"pass '{pass_spec.name}': option '{option}' is accepted for mlir-opt "
+                "compatibility and has no effect here"
+            ), stacklevel=2)
+            continue
+        if field is None:
+            close = difflib.get_close_matches(option, spelled, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise PipelineError(f"unknown pass '{pass_spec.name}'{hint}")
+            takes = f"it takes {', '.join(spelled)}" if spelled else "it takes no options"
+            raise PipelineError(f"{where}: no such option '{option}' ({takes}){hint}")
         try:
-            pass_class = factory()
-        except IrgradError:
-            raise
-        except Exception as err:
+            _convert_arg_to_type(value, hints.get(field.name, field.type))
+        except ValueError:
+            expected = type_repr(hints.get(field.name, field.type))
             raise PipelineError(
-                f"pass '{pass_spec.name}' could not be loaded: {type(err).__name__}: {err}"
-            ) from err
-        if pass_class.name != pass_spec.name:
-            raise PipelineError(
-                f"pass '{pass_spec.name}' is registered with class {pass_class.__name__}, "
-                f"whose name is '{pass_class.name}'"
-            )
-        try:
-            instances.append(pass_class.from_pass_spec(pass_spec))
-        except (ValueError, TypeError) as err:
-            raise PipelineError(
-                f"invalid options for pass '{pass_spec.name}': {err}"
-            ) from err
-    return PassPipeline(tuple(instances), callback)
+                f"{where}: option '{option}' takes {expected}, got '{_option_value_text(value)}'"
+            ) from None
+        kept[option] = value
+    return ArgSpec(pass_spec.name, kept)
 
 
 def run_pipeline(module: ModuleOp, spec: str) -> ModuleOp:

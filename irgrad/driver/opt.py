@@ -1,21 +1,22 @@
 """`irgrad-opt`: parse IR, run a pass pipeline, print the result (the peer of mlir-opt).
 
 It is xDSL's `xdsl-opt` (every flag of it: `-p`, `-t`, `-o`, `--split-input-file`,
-`--verify-diagnostics`, `--print-op-generic`, ...) with what a compiler user expects of
-mlir-opt on top:
-- irgrad's dialects and passes (`irgrad.registry`) next to xDSL's;
+`--print-op-generic`, ...) with mlir-opt's command line on top (opt_arguments.py):
+- irgrad's dialects and passes (`irgrad.registry`) next to xDSL's; `--list-passes`;
+- `--pass-pipeline='builtin.module(func.func(cse),symbol-dce)'`, op anchors included
+  (pass_pipeline.py); `-p cse,symbol-dce` is the same pipeline without anchors;
+- `--mlir-print-ir-{before,after}-all`, `-after-change`, `-after-failure`, `--mlir-timing`,
+  `--mlir-pass-statistics`, `--dump-pass-pipeline`, all on stderr (pass_instrumentation.py);
+- `--verify-diagnostics` with MLIR's meaning: `// expected-error @+1 {{...}}` annotations are
+  checked, a missing or unexpected diagnostic fails the run (expected_diagnostics.py);
 - located diagnostics: `file:line:col: error: 'op' op message`, source line, caret, for
-  syntax errors and verifier failures, after parsing and after every pass;
+  syntax errors and verifier failures, after parsing and after every pass; a Python
+  `UserWarning` from a pass is a `warning:` diagnostic;
 - no Python traceback for bad input, a bad command line or a bad pipeline: a diagnostic on
   stderr and exit code 1; a bug in a pass is an `internal error` with exit code 2 (rerun with
   IRGRAD_TRACEBACK=1 to see the traceback);
-- with `--split-input-file`, an error in one chunk is reported and the next chunk still runs;
-- `--print-ir-after-all`, `--list-passes`, `--version`.
-
-xDSL's `--verify-diagnostics` is kept as it is: the diagnostic goes to stdout and the exit
-code is 0, so lit tests `CHECK:` the message.
+- with `--split-input-file`, an error in one chunk is reported and the next chunk still runs.
 """
-
 from __future__ import annotations
 
 import argparse
@@ -23,12 +24,13 @@ import dataclasses
 import os
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from io import BytesIO, StringIO
-from typing import IO, NoReturn
+from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
@@ -42,13 +44,22 @@ from irgrad.diagnostics import (
     format_parse_error,
     verify_module,
 )
+from irgrad.driver import expected_diagnostics as expected
+from irgrad.driver.opt_arguments import TOOL, CommandLineError, register_arguments
+from irgrad.driver.pass_instrumentation import IRPrinter, PassStatistics, PassTimer
+from irgrad.driver.pass_pipeline import (
+    Instrumentation,
+    OpPipeline,
+    PassEntry,
+    PassScope,
+    PipelineRunner,
+    parse_pass_pipeline,
+    pipeline_from_pass_list,
+)
 
-TOOL = "irgrad-opt"
 TRACEBACK_ENV = "IRGRAD_TRACEBACK"
 
-
-class CommandLineError(IrgradError):
-    """The command line cannot be acted on: bad flag, missing input file, bad output path."""
+__all__ = ["CommandLineError", "IrgradOptMain", "main"]
 
 
 @dataclasses.dataclass
@@ -60,12 +71,21 @@ class Chunk:
     """Lines of the file before this chunk's first line."""
 
 
-def _usage_error(message: str) -> NoReturn:
-    raise CommandLineError(f"{message} (see '{TOOL} --help')")
+class _CurrentPass(Instrumentation):
+    """Remembers the pass running now, for the `internal error` message."""
+
+    def __init__(self, tool: IrgradOptMain) -> None:
+        self.tool = tool
+
+    def before_pass(self, entry: PassEntry, scope: PassScope) -> None:
+        self.tool.current_pass = entry.instance
+
+    def after_pass(self, entry: PassEntry, scope: PassScope) -> None:
+        self.tool.current_pass = None
 
 
 class IrgradOptMain(xDSLOptMain):
-    """xDSL's optimizer driver with irgrad's registry, located diagnostics, no tracebacks."""
+    """xDSL's optimizer driver with irgrad's registry, mlir-opt's flags, no tracebacks."""
 
     version_format = f"{TOOL} {__version__} (xDSL {{xdsl_version}})"
 
@@ -75,8 +95,14 @@ class IrgradOptMain(xDSLOptMain):
     current_pass: ModulePass | None = None
     """The pass running now, named in an internal error."""
 
+    op_pipeline: OpPipeline
+    """What `--pass-pipeline` or `-p` asks for."""
+
     def __init__(self, args: Sequence[str] | None = None) -> None:
         self.sources = {}
+        self.timer: PassTimer | None = None
+        self.statistics: PassStatistics | None = None
+        self.instrumentations: list[Instrumentation] = [_CurrentPass(self)]
         super().__init__(description="irgrad modular optimizer driver", args=args)
 
     # -- registration -------------------------------------------------------------------
@@ -93,100 +119,100 @@ class IrgradOptMain(xDSLOptMain):
         self.available_targets["ptx"] = _ptx_target
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        # argparse prints usage and exits 2; irgrad-opt reports every problem the same way.
-        arg_parser.prog = TOOL
-        arg_parser.error = _usage_error  # type: ignore[method-assign]
         super().register_all_arguments(arg_parser)
-        arg_parser.add_argument(
-            "--print-ir-after-all",
-            default=False,
-            action="store_true",
-            help="Print the IR to stderr after every pass, as mlir-opt does",
-        )
-        arg_parser.add_argument(
-            "--verify-each",
-            choices=("structural", "numeric"),
-            default="structural",
-            help="After every pass, verify the IR (structural, the default) and with 'numeric' also "
-            "run the public functions on the reference interpreter on random inputs, stopping at "
-            "the first pass that changes their results",
-        )
-        arg_parser.add_argument(
-            "--gpu-arch",
-            default="sm_80",
-            help="GPU architecture the ptx target compiles for (default sm_80)",
-        )
-        arg_parser.add_argument(
-            "--list-passes",
-            default=False,
-            action="store_true",
-            help="List the registered passes and pipelines with a description, and exit",
-        )
+        names = registry.irgrad_pipelines()
+        register_arguments(arg_parser, lambda name: name in self.available_passes or name in names)
 
     # -- pipeline -----------------------------------------------------------------------
 
     def setup_pipeline(self) -> None:
-        """Build the `-p` pipeline; verify with locations after parsing and every pass."""
+        """Build the pipeline and the instrumentation the flags ask for."""
+        args = self.args
+        if args.time_passes or args.mlir_timing:
+            self.timer = PassTimer()
+        if args.pass_pipeline and args.passes:
+            raise CommandLineError("give the passes with -p or with --pass-pipeline, not both")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", registry.IgnoredOptionWarning)
+            try:
+                if args.pass_pipeline:
+                    self.op_pipeline = parse_pass_pipeline(args.pass_pipeline, self.ctx)
+                else:
+                    self.op_pipeline = pipeline_from_pass_list(args.passes)
+            except ArgSpecParseError as err:  # a BaseException in xDSL
+                raise PipelineError(str(err)) from None
+        for warning in caught:
+            print(f"{TOOL}: warning: {warning.message}", file=sys.stderr)
+        self.pipeline = PassPipeline(tuple(self.op_pipeline.passes()))
+        if args.dump_pass_pipeline:
+            print(f"Pass Manager with {self.op_pipeline.pass_count()} passes:", file=sys.stderr)
+            print(self.op_pipeline.textual(), file=sys.stderr)
+        printing = args.print_ir_before_all or args.print_ir_after_all or args.print_ir_after_failure
+        if printing:
+            self.instrumentations.append(IRPrinter(
+                before=args.print_ir_before_all,
+                after=args.print_ir_after_all or (args.print_ir_after_change and not args.print_ir_after_failure),
+                only_on_change=args.print_ir_after_change,
+                on_failure=args.print_ir_after_failure,
+                generic=args.print_op_generic,
+                debuginfo=args.print_debuginfo,
+            ))
+        elif args.print_ir_after_change:
+            self.instrumentations.append(IRPrinter(after=True, only_on_change=True,
+                                                   generic=args.print_op_generic, debuginfo=args.print_debuginfo))
+        if self.timer is not None:
+            self.instrumentations.append(self.timer)
+        if args.mlir_pass_statistics:
+            self.statistics = PassStatistics()
+            self.instrumentations.append(self.statistics)
+
+    def _verify(self, module: ModuleOp) -> None:
+        if self.args.disable_verify:
+            return
         start = time.perf_counter()
+        try:
+            verify_module(module, self.sources)
+        finally:
+            if self.timer is not None:
+                self.timer.add("Verifier", time.perf_counter() - start)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """Verify with locations, then run the pipeline, verifying after every pass."""
+        self._verify(prog)
         checker = None
         if self.args.verify_each == "numeric":
             from irgrad.backends.interpreter.numeric_check import NumericChecker  # numpy and the interpreter
 
             checker = NumericChecker()
+            checker.baseline(prog)
+        remaining = len(self.op_pipeline.elements)
 
-        def callback(
-            previous: ModulePass | None, module: ModuleOp, next_: ModulePass | None
-        ) -> None:
-            nonlocal start
-            if self.args.time_passes and previous is not None:
-                print(f"Pass {previous.name} took {time.perf_counter() - start} seconds")
-            if previous is not None and self.args.print_ir_after_all:
-                self._print_ir(f"// -----// IR Dump After {previous.name} //----- //", module)
-            if not self.args.disable_verify:
-                verify_module(module, self.sources)
+        def after_top_level(name: str, module: ModuleOp) -> None:
+            nonlocal remaining
+            remaining -= 1
+            self._verify(module)
             if checker is not None:
-                if previous is None:
-                    checker.baseline(module)
-                else:
-                    checker.check(module, previous.name)
-            if previous and next_ and self.args.print_between_passes:
-                print(f"IR after {previous.name}:")
+                checker.check(module, name)
+            if remaining and self.args.print_between_passes:
+                print(f"IR after {name}:")
                 Printer(stream=sys.stdout).print_op(module)
                 print("\n\n\n")
-            self.current_pass = next_
-            if self.args.time_passes:
-                start = time.perf_counter()
 
-        try:
-            self.pipeline = registry.build_pipeline(
-                self.args.passes,
-                self.available_passes,
-                registry.irgrad_pipelines(),
-                callback,
-            )
-        except ArgSpecParseError as err:  # a BaseException in xDSL
-            raise PipelineError(str(err)) from None
-
-    def _print_ir(self, banner: str, module: ModuleOp) -> None:
-        printer = Printer(
-            stream=sys.stderr,
-            print_generic_format=self.args.print_op_generic,
-            print_debuginfo=self.args.print_debuginfo,
-        )
-        print(banner, file=sys.stderr)
-        printer.print_op(module)
-        print("\n", file=sys.stderr)
+        PipelineRunner(self.ctx, self.instrumentations, after_top_level).run(self.op_pipeline, prog)
 
     # -- input and output ---------------------------------------------------------------
 
+    def reads_stdin(self) -> bool:
+        return self.args.input_file in (None, "-")
+
     def get_input_name(self) -> str:
-        return self.args.input_file or "<stdin>"
+        return "<stdin>" if self.reads_stdin() else self.args.input_file
 
     def read_chunks(self) -> list[Chunk]:
         """Read the input (file or stdin), remember its text, split it if asked."""
         name = self.get_input_name()
         try:
-            if self.args.input_file is None:
+            if self.reads_stdin():
                 data = sys.stdin.buffer.read()
             else:
                 with open(self.args.input_file, "rb") as f:
@@ -214,7 +240,7 @@ class IrgradOptMain(xDSLOptMain):
         """`-f`, else the file extension when a frontend claims it, else MLIR."""
         if self.args.frontend:
             return parse_spec(self.args.frontend).name
-        if self.args.input_file is not None:
+        if not self.reads_stdin():
             extension = os.path.splitext(self.args.input_file)[1].lstrip(".")
             if extension in self.available_frontends:
                 return extension
@@ -222,19 +248,24 @@ class IrgradOptMain(xDSLOptMain):
 
     def parse_text(self, chunk: Chunk) -> ModuleOp | None:
         """Parse a chunk; MLIR text goes through the located parser."""
-        frontend = self.frontend_name()
-        if frontend != "mlir":
-            return self.parse_chunk(
-                BytesIO(chunk.text.encode()), frontend, chunk.line_offset
-            )
-        parser = LocatedParser(
-            self.ctx, chunk.text, self.get_input_name(), chunk.line_offset
-        )
+        start = time.perf_counter()
         try:
-            return parser.parse_module(not self.args.no_implicit_module)
-        except ParseError as err:
-            err.span = dataclasses.replace(err.span, line_offset=chunk.line_offset)
-            raise
+            frontend = self.frontend_name()
+            if frontend != "mlir":
+                return self.parse_chunk(
+                    BytesIO(chunk.text.encode()), frontend, chunk.line_offset
+                )
+            parser = LocatedParser(
+                self.ctx, chunk.text, self.get_input_name(), chunk.line_offset
+            )
+            try:
+                return parser.parse_module(not self.args.no_implicit_module)
+            except ParseError as err:
+                err.span = dataclasses.replace(err.span, line_offset=chunk.line_offset)
+                raise
+        finally:
+            if self.timer is not None:
+                self.timer.add("Parser", time.perf_counter() - start)
 
     def open_output(self) -> IO[str]:
         if self.args.output_file is None:
@@ -262,12 +293,13 @@ class IrgradOptMain(xDSLOptMain):
 
     def emit(self, module: ModuleOp) -> str:
         """The module in the `-t` target's format."""
-        if parse_spec(self.args.target).name == "llvm":
-            # xDSL's llvm target reports bad input without a location (or as a TypeError).
-            from irgrad.backends.cpu.translate import check_translatable
-
-            check_translatable(module)
+        start = time.perf_counter()
         try:
+            if parse_spec(self.args.target).name == "llvm":
+                # xDSL's llvm target reports bad input without a location (or as a TypeError).
+                from irgrad.backends.cpu.translate import check_translatable
+
+                check_translatable(module)
             return self.output_resulting_program(module)
         except NotImplementedError as err:
             # xDSL's translations say so when the IR holds ops they do not handle.
@@ -275,6 +307,9 @@ class IrgradOptMain(xDSLOptMain):
             raise IrgradError(
                 f"target '{target}' cannot translate this module: {err}"
             ) from err
+        finally:
+            if self.timer is not None:
+                self.timer.add("Output", time.perf_counter() - start)
 
     def render(self, err: Exception) -> str:
         """The MLIR-style text of a diagnostic."""
@@ -287,23 +322,60 @@ class IrgradOptMain(xDSLOptMain):
         return f"{TOOL}: error: {err}{notes}"
 
     def report(self, err: Exception) -> bool:
-        """Print a diagnostic; True when it makes the run fail."""
-        expected = self.args.verify_diagnostics or self.args.parsing_diagnostics
-        print(self.render(err), file=sys.stdout if expected else sys.stderr)
-        return not expected
+        """Print a diagnostic; True when it makes the run fail (xDSL's --parsing-diagnostics:
+        a syntax error goes to stdout and does not)."""
+        if self.args.parsing_diagnostics and isinstance(err, ParseError):
+            print(self.render(err))
+            return False
+        print(self.render(err), file=sys.stderr)
+        return True
 
     def list_passes(self) -> None:
-        listing = registry.list_passes(self.available_passes)
-        width = max(len(name) for name, _ in listing)
-        print("Passes:")
-        for name, description in listing:
-            print(f"  {name:<{width}}  {description}".rstrip())
+        """irgrad's passes, then xDSL's, each with its options; then the named pipelines."""
+        ours = registry.irgrad_passes()
+        theirs = {name: f for name, f in self.available_passes.items() if name not in ours}
+        for title, passes in (("irgrad passes:", ours), ("xDSL passes:", theirs)):
+            listing = registry.list_passes(passes)
+            width = max(len(name) for name, _ in listing)
+            print(title)
+            for name, description in listing:
+                print(f"  {name:<{width}}  {description}".rstrip())
+                try:
+                    options = registry.pass_options(passes[name]())
+                except Exception:  # noqa: BLE001 - list_passes already said it failed to load
+                    options = []
+                for option, kind, default in options:
+                    shown = "" if default is None else f" (default: {default})"
+                    print(f"      --{option}=<{kind}>{shown}")
         pipelines = registry.irgrad_pipelines()
         if pipelines:
             print("Pipelines:")
+            width = max(len(name) for name in pipelines)
             for name in sorted(pipelines):
                 info = pipelines[name]
                 print(f"  {name:<{width}}  {info.description} ({info.spec})")
+
+    def run_chunk(self, chunk: Chunk) -> tuple[str | None, list[expected.Diagnostic], Exception | None]:
+        """Parse, transform and print one chunk: its output (None on error), the warnings
+        its passes issued, and the error that stopped it."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            try:
+                module = self.parse_text(chunk)
+                if module is None:
+                    return "", [], None
+                self.current_pass = None
+                self.apply_passes(module)
+                text, error = self.emit(module), None
+            except (ParseError, DiagnosticException) as err:
+                text, error = None, err
+        produced = []
+        for warning in caught:
+            if issubclass(warning.category, UserWarning):
+                produced.append(expected.diagnostic_of_warning(warning.message))  # type: ignore[arg-type]
+            else:
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        return text, produced, error
 
     def run(self) -> int:  # type: ignore[override]
         """Process every chunk; return the exit code."""
@@ -317,19 +389,38 @@ class IrgradOptMain(xDSLOptMain):
             for i, chunk in enumerate(chunks):
                 if i > 0:
                     output.write("// -----\n")
-                try:
-                    module = self.parse_text(chunk)
-                    if module is not None:
-                        self.current_pass = None
-                        self.apply_passes(module)
-                        output.write(self.emit(module))
-                except (ParseError, DiagnosticException) as err:
-                    failed |= self.report(err)
+                text, produced, error = self.run_chunk(chunk)
+                if self.args.verify_diagnostics:
+                    failed |= self.check_diagnostics(chunk, produced, error)
+                else:
+                    for warning in produced:
+                        print(expected.render(warning, self.sources, TOOL), file=sys.stderr)
+                    if error is not None:
+                        failed |= self.report(error)
+                if text is not None:
+                    output.write(text)
                 output.flush()
         finally:
             if output is not sys.stdout:
                 output.close()
+            if self.timer is not None:
+                print(self.timer.report(), file=sys.stderr)
+            if self.statistics is not None:
+                print(self.statistics.report(), file=sys.stderr)
         return 1 if failed else 0
+
+    def check_diagnostics(
+        self, chunk: Chunk, produced: list[expected.Diagnostic], error: Exception | None
+    ) -> bool:
+        """--verify-diagnostics: match a chunk's diagnostics against its annotations; print
+        what does not match on stderr; True when something did not."""
+        if error is not None:
+            produced = produced + expected.diagnostics_of(error)
+        annotations, problems = expected.parse_expectations(chunk.text, self.get_input_name(), chunk.line_offset)
+        problems += expected.check(annotations, produced, self.sources)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return bool(problems)
 
 
 def _ptx_target() -> type:

@@ -1,19 +1,17 @@
-// RUN: irgrad-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: irgrad-opt %s --split-input-file --verify-diagnostics
 
-// One case per nn verifier rule (and per parse error of nn's custom syntax). xDSL's
-// --verify-diagnostics prints each diagnostic and exits 0, so the CHECK lines match the printed
-// message; each message names the rule that fired, so a case that fails for another reason, or
-// not at all, fails the test. The generic form spells IR that the custom syntax cannot express.
-// A few cases also check the `file:line:col` of the diagnostic, spelled `[[# @LINE + 2]]`: the
-// Python filecheck in use does not accept LLVM's legacy `[[@LINE+2]]`.
+// One case per nn verifier rule (and per parse error of nn's custom syntax). Each
+// `expected-error @+1 {{...}}` names the rule that must fire on the next line (MLIR's
+// --verify-diagnostics), so a case that fails for another reason, on another line, or not at
+// all, fails the test. The generic form spells IR that the custom syntax cannot express.
 
 // ===============================================================================================
 // Types every nn op checks
 // ===============================================================================================
 
 // An element type outside f16, bf16, f32, f64, i1, i32, i64: i8.
-// CHECK: error: 'nn.neg' op operand #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64
 func.func @element_type_i8(%a: tensor<4xi8>) {
+  // expected-error @+1 {{'nn.neg' op operand #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
   %0 = nn.neg %a : tensor<4xi8>
   func.return
 }
@@ -21,8 +19,8 @@ func.func @element_type_i8(%a: tensor<4xi8>) {
 // -----
 
 // An element type outside the supported set: f80.
-// CHECK: error: 'nn.exp' op operand #0 has element type f80; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64
 func.func @element_type_f80(%a: tensor<4xf80>) {
+  // expected-error @+1 {{'nn.exp' op operand #0 has element type f80; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
   %0 = nn.exp %a : tensor<4xf80>
   func.return
 }
@@ -30,8 +28,8 @@ func.func @element_type_f80(%a: tensor<4xf80>) {
 // -----
 
 // Integers are signless: si32 is not an nn element type.
-// CHECK: error: 'nn.abs' op operand #0 has element type si32; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64
 func.func @element_type_si32(%a: tensor<4xsi32>) {
+  // expected-error @+1 {{'nn.abs' op operand #0 has element type si32; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
   %0 = nn.abs %a : tensor<4xsi32>
   func.return
 }
@@ -39,8 +37,8 @@ func.func @element_type_si32(%a: tensor<4xsi32>) {
 // -----
 
 // The result's element type is checked too: converting to i16.
-// CHECK: error: 'nn.convert' op result #0 has element type i16; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64
 func.func @result_element_type_i16(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.convert' op result #0 has element type i16; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
   %0 = nn.convert %a : tensor<4xf32> -> tensor<4xi16>
   func.return
 }
@@ -48,8 +46,8 @@ func.func @result_element_type_i16(%a: tensor<4xf32>) {
 // -----
 
 // Shapes are static: a dynamic operand dimension.
-// CHECK: error: 'nn.exp' op operand #0 has a dynamic shape tensor<?xf32>; nn shapes are static
 func.func @dynamic_operand(%a: tensor<?xf32>) {
+  // expected-error @+1 {{'nn.exp' op operand #0 has a dynamic shape tensor<?xf32>; nn shapes are static}}
   %0 = nn.exp %a : tensor<?xf32>
   func.return
 }
@@ -57,8 +55,8 @@ func.func @dynamic_operand(%a: tensor<?xf32>) {
 // -----
 
 // Shapes are static: a dynamic result dimension.
-// CHECK: error: 'nn.reshape' op result #0 has a dynamic shape tensor<2x?xf32>; nn shapes are static
 func.func @dynamic_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.reshape' op result #0 has a dynamic shape tensor<2x?xf32>; nn shapes are static}}
   %0 = nn.reshape %a : tensor<4xf32> -> tensor<2x?xf32>
   func.return
 }
@@ -66,8 +64,8 @@ func.func @dynamic_result(%a: tensor<4xf32>) {
 // -----
 
 // The result type is checked against the inferred one (reported at the op's line:col).
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: 'nn.reduce_sum' op result type tensor<3xf32> does not match the inferred type tensor<2xf32>
 func.func @result_not_inferred(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.reduce_sum' op result type tensor<3xf32> does not match the inferred type tensor<2xf32>}}
   %0 = nn.reduce_sum %a axes = [1] : tensor<2x3xf32> -> tensor<3xf32>
   func.return
 }
@@ -79,8 +77,8 @@ func.func @result_not_inferred(%a: tensor<2x3xf32>) {
 // ===============================================================================================
 
 // nn.constant's result type is the dense attribute's type.
-// CHECK: error: 'nn.constant' op result type tensor<3xf32> does not match the inferred type tensor<2xf32>
 func.func @constant_result_type() {
+  // expected-error @+1 {{'nn.constant' op result type tensor<3xf32> does not match the inferred type tensor<2xf32>}}
   %0 = "nn.constant"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<3xf32>
   func.return
 }
@@ -88,8 +86,8 @@ func.func @constant_result_type() {
 // -----
 
 // nn.constant of an unsupported element type.
-// CHECK: error: 'nn.constant' op result #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64
 func.func @constant_i8() {
+  // expected-error @+1 {{'nn.constant' op result #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
   %0 = nn.constant dense<[1, 2]> : tensor<2xi8>
   func.return
 }
@@ -97,8 +95,8 @@ func.func @constant_i8() {
 // -----
 
 // nn.constant's custom syntax takes a dense elements attribute (a parse error).
-// CHECK: error: 'nn.constant' expects a dense elements attribute, got 1.000000e+00 : f32
 func.func @constant_not_dense() {
+  // expected-error @+1 {{'nn.constant' expects a dense elements attribute, got 1.000000e+00 : f32}}
   %0 = nn.constant 1.0 : f32
   func.return
 }
@@ -106,8 +104,8 @@ func.func @constant_not_dense() {
 // -----
 
 // nn.full's value has the result's element type.
-// CHECK: error: 'nn.full' op value type f64 does not match the element type of tensor<2xf32>
 func.func @full_value_type() {
+  // expected-error @+1 {{'nn.full' op value type f64 does not match the element type of tensor<2xf32>}}
   %0 = "nn.full"() <{value = 1.0 : f64}> : () -> tensor<2xf32>
   func.return
 }
@@ -115,8 +113,8 @@ func.func @full_value_type() {
 // -----
 
 // nn.full's value must fit the element type: true is not a float (a parse error, at the literal).
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:16: error: 'nn.full' value true does not fit f32
 func.func @full_true_f32() {
+  // expected-error @+1 {{'nn.full' value true does not fit f32}}
   %0 = nn.full true : tensor<2xf32>
   func.return
 }
@@ -124,8 +122,8 @@ func.func @full_true_f32() {
 // -----
 
 // nn.full's value must fit the element type: 1.5 is not an integer.
-// CHECK: error: 'nn.full' value 1.5 does not fit i32
 func.func @full_float_i32() {
+  // expected-error @+1 {{'nn.full' value 1.5 does not fit i32}}
   %0 = nn.full 1.5 : tensor<2xi32>
   func.return
 }
@@ -133,8 +131,8 @@ func.func @full_float_i32() {
 // -----
 
 // nn.full's value must fit the element type: inf is not an integer.
-// CHECK: error: 'nn.full' value -inf does not fit i64
 func.func @full_inf_i64() {
+  // expected-error @+1 {{'nn.full' value -inf does not fit i64}}
   %0 = nn.full -inf : tensor<2xi64>
   func.return
 }
@@ -142,8 +140,8 @@ func.func @full_inf_i64() {
 // -----
 
 // nn.full's value must fit the element type: 2 is not a boolean.
-// CHECK: error: 'nn.full' value 2 does not fit i1
 func.func @full_2_i1() {
+  // expected-error @+1 {{'nn.full' value 2 does not fit i1}}
   %0 = nn.full 2 : tensor<2xi1>
   func.return
 }
@@ -151,8 +149,8 @@ func.func @full_2_i1() {
 // -----
 
 // nn.full's value must fit the element type: true is not an i32.
-// CHECK: error: 'nn.full' value true does not fit i32
 func.func @full_true_i32() {
+  // expected-error @+1 {{'nn.full' value true does not fit i32}}
   %0 = nn.full true : tensor<2xi32>
   func.return
 }
@@ -160,8 +158,8 @@ func.func @full_true_i32() {
 // -----
 
 // nn.full's value must fit the element type: out of the i32 range.
-// CHECK: error: 'nn.full' value 5000000000 does not fit i32
 func.func @full_int_range() {
+  // expected-error @+1 {{'nn.full' value 5000000000 does not fit i32}}
   %0 = nn.full 5000000000 : tensor<2xi32>
   func.return
 }
@@ -169,8 +167,8 @@ func.func @full_int_range() {
 // -----
 
 // nn.full fills tensors only.
-// CHECK: error: 'nn.full' expects a tensor type, got f32
 func.func @full_not_tensor() {
+  // expected-error @+1 {{'nn.full' expects a tensor type, got f32}}
   %0 = nn.full 1.0 : f32
   func.return
 }
@@ -178,8 +176,8 @@ func.func @full_not_tensor() {
 // -----
 
 // nn.full cannot fill an unsupported element type.
-// CHECK: error: 'nn.full' cannot fill element type i8
 func.func @full_i8() {
+  // expected-error @+1 {{'nn.full' cannot fill element type i8}}
   %0 = nn.full 1 : tensor<2xi8>
   func.return
 }
@@ -187,8 +185,8 @@ func.func @full_i8() {
 // -----
 
 // nn.iota's dimension must be a dimension of the result.
-// CHECK: error: 'nn.iota' op dimension 2 is out of range for result of rank 2
 func.func @iota_dim_range() {
+  // expected-error @+1 {{'nn.iota' op dimension 2 is out of range for result of rank 2}}
   %0 = nn.iota dim = 2 : tensor<2x3xi32>
   func.return
 }
@@ -196,8 +194,8 @@ func.func @iota_dim_range() {
 // -----
 
 // nn.iota has no dimension to count along in a rank-0 result.
-// CHECK: error: 'nn.iota' op dimension 0 is out of range for result of rank 0
 func.func @iota_rank0() {
+  // expected-error @+1 {{'nn.iota' op dimension 0 is out of range for result of rank 0}}
   %0 = nn.iota dim = 0 : tensor<i32>
   func.return
 }
@@ -205,8 +203,8 @@ func.func @iota_rank0() {
 // -----
 
 // nn.iota counts, so its result is numeric.
-// CHECK: error: 'nn.iota' op result must be numeric (not i1), got tensor<4xi1>
 func.func @iota_i1() {
+  // expected-error @+1 {{'nn.iota' op result must be numeric (not i1), got tensor<4xi1>}}
   %0 = nn.iota dim = 0 : tensor<4xi1>
   func.return
 }
@@ -218,8 +216,8 @@ func.func @iota_i1() {
 // ===============================================================================================
 
 // Transcendental ops take floats only.
-// CHECK: error: 'nn.exp' op operand must have a floating-point element type, got tensor<4xi32>
 func.func @exp_int(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.exp' op operand must have a floating-point element type, got tensor<4xi32>}}
   %0 = nn.exp %a : tensor<4xi32>
   func.return
 }
@@ -227,8 +225,8 @@ func.func @exp_int(%a: tensor<4xi32>) {
 // -----
 
 // Arithmetic unary ops reject i1.
-// CHECK: error: 'nn.neg' op operand must be numeric (not i1), got tensor<4xi1>
 func.func @neg_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'nn.neg' op operand must be numeric (not i1), got tensor<4xi1>}}
   %0 = nn.neg %a : tensor<4xi1>
   func.return
 }
@@ -236,8 +234,8 @@ func.func @neg_i1(%a: tensor<4xi1>) {
 // -----
 
 // Unary result and operand types are one type.
-// CHECK: error: 'nn.tanh' op result 'result' at position 0 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xf64>
 func.func @unary_result_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.tanh' op result 'result' at position 0 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xf64>}}
   %0 = "nn.tanh"(%a) : (tensor<4xf32>) -> tensor<4xf64>
   func.return
 }
@@ -245,8 +243,8 @@ func.func @unary_result_type(%a: tensor<4xf32>) {
 // -----
 
 // nn.pow takes floats only.
-// CHECK: error: 'nn.pow' op operand must have a floating-point element type, got tensor<4xi32>
 func.func @pow_int(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.pow' op operand must have a floating-point element type, got tensor<4xi32>}}
   %0 = nn.pow %a, %a : tensor<4xi32>
   func.return
 }
@@ -254,8 +252,8 @@ func.func @pow_int(%a: tensor<4xi32>) {
 // -----
 
 // Arithmetic binary ops reject i1.
-// CHECK: error: 'nn.add' op operand must be numeric (not i1), got tensor<4xi1>
 func.func @add_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'nn.add' op operand must be numeric (not i1), got tensor<4xi1>}}
   %0 = nn.add %a, %a : tensor<4xi1>
   func.return
 }
@@ -263,8 +261,8 @@ func.func @add_i1(%a: tensor<4xi1>) {
 // -----
 
 // Elementwise operands have one type: shapes differ (no implicit broadcasting).
-// CHECK: error: 'nn.add' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<3xf32>
 func.func @add_shape(%a: tensor<4xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.add' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<3xf32>}}
   %0 = "nn.add"(%a, %b) : (tensor<4xf32>, tensor<3xf32>) -> tensor<4xf32>
   func.return
 }
@@ -272,8 +270,8 @@ func.func @add_shape(%a: tensor<4xf32>, %b: tensor<3xf32>) {
 // -----
 
 // Elementwise operands have one type: ranks differ.
-// CHECK: error: 'nn.mul' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<1x4xf32>
 func.func @mul_rank(%a: tensor<4xf32>, %b: tensor<1x4xf32>) {
+  // expected-error @+1 {{'nn.mul' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<1x4xf32>}}
   %0 = "nn.mul"(%a, %b) : (tensor<4xf32>, tensor<1x4xf32>) -> tensor<4xf32>
   func.return
 }
@@ -281,8 +279,8 @@ func.func @mul_rank(%a: tensor<4xf32>, %b: tensor<1x4xf32>) {
 // -----
 
 // Elementwise operands have one type: element types differ (no implicit promotion).
-// CHECK: error: 'nn.sub' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xf16>
 func.func @sub_dtype(%a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'nn.sub' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xf16>}}
   %0 = "nn.sub"(%a, %b) : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
   func.return
 }
@@ -290,8 +288,8 @@ func.func @sub_dtype(%a: tensor<4xf32>, %b: tensor<4xf16>) {
 // -----
 
 // The binary result has the operands' type.
-// CHECK: error: 'nn.maximum' op result 'result' at position 0 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xi1>
 func.func @maximum_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.maximum' op result 'result' at position 0 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xi1>}}
   %0 = "nn.maximum"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   func.return
 }
@@ -299,8 +297,8 @@ func.func @maximum_result(%a: tensor<4xf32>) {
 // -----
 
 // Bitwise ops take integers only.
-// CHECK: error: 'nn.and' op operand must have an integer element type (i1, i32 or i64), got tensor<4xf32>
 func.func @and_float(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.and' op operand must have an integer element type (i1, i32 or i64), got tensor<4xf32>}}
   %0 = nn.and %a, %a : tensor<4xf32>
   func.return
 }
@@ -308,8 +306,8 @@ func.func @and_float(%a: tensor<4xf32>) {
 // -----
 
 // xor rejects floats of every width, bf16 included.
-// CHECK: error: 'nn.xor' op operand must have an integer element type (i1, i32 or i64), got tensor<2xbf16>
 func.func @xor_bf16(%a: tensor<2xbf16>) {
+  // expected-error @+1 {{'nn.xor' op operand must have an integer element type (i1, i32 or i64), got tensor<2xbf16>}}
   %0 = nn.xor %a, %a : tensor<2xbf16>
   func.return
 }
@@ -317,8 +315,8 @@ func.func @xor_bf16(%a: tensor<2xbf16>) {
 // -----
 
 // Shifts take i32 and i64, not i1.
-// CHECK: error: 'nn.shift_left' op operand must have element type i32 or i64, got tensor<4xi1>
 func.func @shift_left_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'nn.shift_left' op operand must have element type i32 or i64, got tensor<4xi1>}}
   %0 = nn.shift_left %a, %a : tensor<4xi1>
   func.return
 }
@@ -326,8 +324,8 @@ func.func @shift_left_i1(%a: tensor<4xi1>) {
 // -----
 
 // Shifts take integers only.
-// CHECK: error: 'nn.shift_right_logical' op operand must have element type i32 or i64, got tensor<4xf64>
 func.func @shift_right_logical_float(%a: tensor<4xf64>) {
+  // expected-error @+1 {{'nn.shift_right_logical' op operand must have element type i32 or i64, got tensor<4xf64>}}
   %0 = nn.shift_right_logical %a, %a : tensor<4xf64>
   func.return
 }
@@ -335,8 +333,8 @@ func.func @shift_right_logical_float(%a: tensor<4xf64>) {
 // -----
 
 // The shift amount has the shifted value's type (no implicit conversion of the amount).
-// CHECK: error: 'nn.shift_left' op operand 'rhs' at position 1 does not verify: attribute tensor<4xi32> expected from variable 'T', but got tensor<4xi64>
 func.func @shift_amount_type(%a: tensor<4xi32>, %n: tensor<4xi64>) {
+  // expected-error @+1 {{'nn.shift_left' op operand 'rhs' at position 1 does not verify: attribute tensor<4xi32> expected from variable 'T', but got tensor<4xi64>}}
   %0 = "nn.shift_left"(%a, %n) : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi32>
   func.return
 }
@@ -344,8 +342,8 @@ func.func @shift_amount_type(%a: tensor<4xi32>, %n: tensor<4xi64>) {
 // -----
 
 // nn.compare operands have one type.
-// CHECK: error: 'nn.compare' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xi32>
 func.func @compare_operands(%a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.compare' op operand 'rhs' at position 1 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xi32>}}
   %0 = "nn.compare"(%a, %b) <{direction = 0 : i64}> : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
   func.return
 }
@@ -353,8 +351,8 @@ func.func @compare_operands(%a: tensor<4xf32>, %b: tensor<4xi32>) {
 // -----
 
 // nn.compare gives i1 of the operand shape.
-// CHECK: error: 'nn.compare' op result type tensor<4xf32> does not match the inferred type tensor<4xi1>
 func.func @compare_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.compare' op result type tensor<4xf32> does not match the inferred type tensor<4xi1>}}
   %0 = "nn.compare"(%a, %a) <{direction = 0 : i64}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return
 }
@@ -362,8 +360,8 @@ func.func @compare_result(%a: tensor<4xf32>) {
 // -----
 
 // nn.compare's direction property indexes eq, ne, lt, le, gt, ge.
-// CHECK: error: 'nn.compare' op unknown comparison direction 6
 func.func @compare_direction_property(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.compare' op unknown comparison direction 6}}
   %0 = "nn.compare"(%a, %a) <{direction = 6 : i64}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   func.return
 }
@@ -371,8 +369,8 @@ func.func @compare_direction_property(%a: tensor<4xf32>) {
 // -----
 
 // nn.compare's custom syntax names the direction (a parse error, at the keyword).
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:19: error: 'nn.compare' direction must be one of eq, ne, lt, le, gt, ge, got 'lq'
 func.func @compare_direction_keyword(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.compare' direction must be one of eq, ne, lt, le, gt, ge, got 'lq'}}
   %0 = nn.compare lq, %a, %a : tensor<4xf32>
   func.return
 }
@@ -380,8 +378,8 @@ func.func @compare_direction_keyword(%a: tensor<4xf32>) {
 // -----
 
 // nn.select's predicate is i1.
-// CHECK: error: 'nn.select' op predicate must have element type i1, got tensor<4xi32>
 func.func @select_pred_type(%p: tensor<4xi32>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.select' op predicate must have element type i1, got tensor<4xi32>}}
   %0 = nn.select %p, %a, %a : tensor<4xi32>, tensor<4xf32>
   func.return
 }
@@ -389,8 +387,8 @@ func.func @select_pred_type(%p: tensor<4xi32>, %a: tensor<4xf32>) {
 // -----
 
 // nn.select's predicate has the operands' shape (no broadcasting of a scalar predicate).
-// CHECK: error: 'nn.select' op predicate shape scalar differs from operand shape 4
 func.func @select_pred_shape(%p: tensor<i1>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.select' op predicate shape scalar differs from operand shape 4}}
   %0 = nn.select %p, %a, %a : tensor<i1>, tensor<4xf32>
   func.return
 }
@@ -398,8 +396,8 @@ func.func @select_pred_shape(%p: tensor<i1>, %a: tensor<4xf32>) {
 // -----
 
 // nn.select's two value operands have one type.
-// CHECK: error: 'nn.select' op operand 'on_false' at position 2 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xf64>
 func.func @select_values(%p: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{'nn.select' op operand 'on_false' at position 2 does not verify: attribute tensor<4xf32> expected from variable 'T', but got tensor<4xf64>}}
   %0 = "nn.select"(%p, %a, %b) : (tensor<4xi1>, tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
   func.return
 }
@@ -407,8 +405,8 @@ func.func @select_values(%p: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf64>)
 // -----
 
 // nn.convert keeps the shape.
-// CHECK: error: 'nn.convert' op result type tensor<2x2xf16> does not match the inferred type tensor<4xf16>
 func.func @convert_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.convert' op result type tensor<2x2xf16> does not match the inferred type tensor<4xf16>}}
   %0 = nn.convert %a : tensor<4xf32> -> tensor<2x2xf16>
   func.return
 }
@@ -420,8 +418,8 @@ func.func @convert_shape(%a: tensor<4xf32>) {
 // ===============================================================================================
 
 // Reduction axes are in range.
-// CHECK: error: 'nn.reduce_sum' op axes [2] out of range for operand of rank 2
 func.func @reduce_axis_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.reduce_sum' op axes [2] out of range for operand of rank 2}}
   %0 = nn.reduce_sum %a axes = [2] : tensor<2x3xf32> -> tensor<2xf32>
   func.return
 }
@@ -429,8 +427,8 @@ func.func @reduce_axis_range(%a: tensor<2x3xf32>) {
 // -----
 
 // Reduction axes are not negative in the IR (builders normalize them).
-// CHECK: error: 'nn.reduce_max' op axes [-1] out of range for operand of rank 2
 func.func @reduce_axis_negative(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.reduce_max' op axes [-1] out of range for operand of rank 2}}
   %0 = nn.reduce_max %a axes = [-1] : tensor<2x3xf32> -> tensor<2xf32>
   func.return
 }
@@ -438,8 +436,8 @@ func.func @reduce_axis_negative(%a: tensor<2x3xf32>) {
 // -----
 
 // Reduction axes are not duplicated.
-// CHECK: error: 'nn.reduce_min' op axes [1, 1] contain duplicates
 func.func @reduce_axis_duplicate(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.reduce_min' op axes [1, 1] contain duplicates}}
   %0 = nn.reduce_min %a axes = [1, 1] : tensor<2x3xf32> -> tensor<2xf32>
   func.return
 }
@@ -447,8 +445,8 @@ func.func @reduce_axis_duplicate(%a: tensor<2x3xf32>) {
 // -----
 
 // A rank-0 operand has no axes to reduce.
-// CHECK: error: 'nn.reduce_sum' op axes [0] out of range for operand of rank 0
 func.func @reduce_rank0(%a: tensor<f32>) {
+  // expected-error @+1 {{'nn.reduce_sum' op axes [0] out of range for operand of rank 0}}
   %0 = nn.reduce_sum %a axes = [0] : tensor<f32> -> tensor<f32>
   func.return
 }
@@ -456,8 +454,8 @@ func.func @reduce_rank0(%a: tensor<f32>) {
 // -----
 
 // nn.reduce_sum rejects i1.
-// CHECK: error: 'nn.reduce_sum' op operand must be numeric (not i1), got tensor<4xi1>
 func.func @reduce_sum_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'nn.reduce_sum' op operand must be numeric (not i1), got tensor<4xi1>}}
   %0 = nn.reduce_sum %a axes = [0] : tensor<4xi1> -> tensor<i1>
   func.return
 }
@@ -465,8 +463,8 @@ func.func @reduce_sum_i1(%a: tensor<4xi1>) {
 // -----
 
 // keepdims keeps reduced axes as size 1; without it they go.
-// CHECK: error: 'nn.reduce_sum' op result type tensor<2xf32> does not match the inferred type tensor<2x1xf32>
 func.func @reduce_keepdims(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.reduce_sum' op result type tensor<2xf32> does not match the inferred type tensor<2x1xf32>}}
   %0 = nn.reduce_sum %a axes = [1] keepdims : tensor<2x3xf32> -> tensor<2xf32>
   func.return
 }
@@ -478,8 +476,8 @@ func.func @reduce_keepdims(%a: tensor<2x3xf32>) {
 // ===============================================================================================
 
 // nn.broadcast_in_dim keeps the element type.
-// CHECK: error: 'nn.broadcast_in_dim' op element types differ: operand tensor<3xf32>, result tensor<2x3xf64>
 func.func @broadcast_dtype(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.broadcast_in_dim' op element types differ: operand tensor<3xf32>, result tensor<2x3xf64>}}
   %0 = nn.broadcast_in_dim %a dims = [1] : tensor<3xf32> -> tensor<2x3xf64>
   func.return
 }
@@ -487,8 +485,8 @@ func.func @broadcast_dtype(%a: tensor<3xf32>) {
 // -----
 
 // nn.broadcast_in_dim maps every operand dimension.
-// CHECK: error: 'nn.broadcast_in_dim' op dims [1] has 1 entries, operand 2x3 has rank 2
 func.func @broadcast_dims_count(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.broadcast_in_dim' op dims [1] has 1 entries, operand 2x3 has rank 2}}
   %0 = nn.broadcast_in_dim %a dims = [1] : tensor<2x3xf32> -> tensor<2x3xf32>
   func.return
 }
@@ -496,8 +494,8 @@ func.func @broadcast_dims_count(%a: tensor<2x3xf32>) {
 // -----
 
 // nn.broadcast_in_dim maps to result dimensions.
-// CHECK: error: 'nn.broadcast_in_dim' op dims [2] out of range for result of rank 2
 func.func @broadcast_dims_range(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.broadcast_in_dim' op dims [2] out of range for result of rank 2}}
   %0 = nn.broadcast_in_dim %a dims = [2] : tensor<3xf32> -> tensor<2x3xf32>
   func.return
 }
@@ -505,8 +503,8 @@ func.func @broadcast_dims_range(%a: tensor<3xf32>) {
 // -----
 
 // nn.broadcast_in_dim maps two operand dimensions to different result dimensions.
-// CHECK: error: 'nn.broadcast_in_dim' op dims [1, 1] contain duplicates
 func.func @broadcast_dims_duplicate(%a: tensor<3x3xf32>) {
+  // expected-error @+1 {{'nn.broadcast_in_dim' op dims [1, 1] contain duplicates}}
   %0 = nn.broadcast_in_dim %a dims = [1, 1] : tensor<3x3xf32> -> tensor<2x3xf32>
   func.return
 }
@@ -514,8 +512,8 @@ func.func @broadcast_dims_duplicate(%a: tensor<3x3xf32>) {
 // -----
 
 // A mapped operand dimension is 1 or equals its result dimension.
-// CHECK: error: 'nn.broadcast_in_dim' op operand dimension 0 (size 3) cannot broadcast to result dimension 1 (size 4): operand 3, result 2x4
 func.func @broadcast_incompatible(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.broadcast_in_dim' op operand dimension 0 (size 3) cannot broadcast to result dimension 1 (size 4): operand 3, result 2x4}}
   %0 = nn.broadcast_in_dim %a dims = [1] : tensor<3xf32> -> tensor<2x4xf32>
   func.return
 }
@@ -523,8 +521,8 @@ func.func @broadcast_incompatible(%a: tensor<3xf32>) {
 // -----
 
 // nn.reshape keeps the element type.
-// CHECK: error: 'nn.reshape' op element types differ: operand tensor<6xf32>, result tensor<2x3xi32>
 func.func @reshape_dtype(%a: tensor<6xf32>) {
+  // expected-error @+1 {{'nn.reshape' op element types differ: operand tensor<6xf32>, result tensor<2x3xi32>}}
   %0 = nn.reshape %a : tensor<6xf32> -> tensor<2x3xi32>
   func.return
 }
@@ -532,8 +530,8 @@ func.func @reshape_dtype(%a: tensor<6xf32>) {
 // -----
 
 // nn.reshape keeps the element count.
-// CHECK: error: 'nn.reshape' op element counts differ: operand 2x3 (6), result 5 (5)
 func.func @reshape_count(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.reshape' op element counts differ: operand 2x3 (6), result 5 (5)}}
   %0 = nn.reshape %a : tensor<2x3xf32> -> tensor<5xf32>
   func.return
 }
@@ -541,8 +539,8 @@ func.func @reshape_count(%a: tensor<2x3xf32>) {
 // -----
 
 // nn.reshape keeps the element count, also from rank 0.
-// CHECK: error: 'nn.reshape' op element counts differ: operand scalar (1), result 2 (2)
 func.func @reshape_count_scalar(%a: tensor<f32>) {
+  // expected-error @+1 {{'nn.reshape' op element counts differ: operand scalar (1), result 2 (2)}}
   %0 = nn.reshape %a : tensor<f32> -> tensor<2xf32>
   func.return
 }
@@ -550,8 +548,8 @@ func.func @reshape_count_scalar(%a: tensor<f32>) {
 // -----
 
 // nn.transpose's perm has no duplicates.
-// CHECK: error: 'nn.transpose' op perm [0, 0] is not a permutation of 0..1
 func.func @transpose_duplicate(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.transpose' op perm [0, 0] is not a permutation of 0..1}}
   %0 = nn.transpose %a perm = [0, 0] : tensor<2x3xf32> -> tensor<2x2xf32>
   func.return
 }
@@ -559,8 +557,8 @@ func.func @transpose_duplicate(%a: tensor<2x3xf32>) {
 // -----
 
 // nn.transpose's perm covers every dimension.
-// CHECK: error: 'nn.transpose' op perm [1] is not a permutation of 0..1
 func.func @transpose_short(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.transpose' op perm [1] is not a permutation of 0..1}}
   %0 = nn.transpose %a perm = [1] : tensor<2x3xf32> -> tensor<3xf32>
   func.return
 }
@@ -568,8 +566,8 @@ func.func @transpose_short(%a: tensor<2x3xf32>) {
 // -----
 
 // nn.transpose's perm stays in range.
-// CHECK: error: 'nn.transpose' op perm [0, 2] is not a permutation of 0..1
 func.func @transpose_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.transpose' op perm [0, 2] is not a permutation of 0..1}}
   %0 = nn.transpose %a perm = [0, 2] : tensor<2x3xf32> -> tensor<2x3xf32>
   func.return
 }
@@ -577,8 +575,8 @@ func.func @transpose_range(%a: tensor<2x3xf32>) {
 // -----
 
 // nn.transpose's result is the permuted operand.
-// CHECK: error: 'nn.transpose' op result type tensor<2x3xf32> does not match the inferred type tensor<3x2xf32>
 func.func @transpose_result(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.transpose' op result type tensor<2x3xf32> does not match the inferred type tensor<3x2xf32>}}
   %0 = nn.transpose %a perm = [1, 0] : tensor<2x3xf32> -> tensor<2x3xf32>
   func.return
 }
@@ -586,8 +584,8 @@ func.func @transpose_result(%a: tensor<2x3xf32>) {
 // -----
 
 // nn.slice needs start, limit and stride for every dimension.
-// CHECK: error: 'nn.slice' op start, limit and stride need 2 entries (operand 4x6), got 2, 2 and 1
 func.func @slice_entries(%a: tensor<4x6xf32>) {
+  // expected-error @+1 {{'nn.slice' op start, limit and stride need 2 entries (operand 4x6), got 2, 2 and 1}}
   %0 = nn.slice %a start = [0, 0] limit = [4, 6] stride = [1] : tensor<4x6xf32> -> tensor<4x6xf32>
   func.return
 }
@@ -595,8 +593,8 @@ func.func @slice_entries(%a: tensor<4x6xf32>) {
 // -----
 
 // nn.slice's stride is never 0.
-// CHECK: error: 'nn.slice' op stride of dimension 1 is 0
 func.func @slice_zero_stride(%a: tensor<4x6xf32>) {
+  // expected-error @+1 {{'nn.slice' op stride of dimension 1 is 0}}
   %0 = nn.slice %a start = [0, 0] limit = [4, 6] stride = [1, 0] : tensor<4x6xf32> -> tensor<4x6xf32>
   func.return
 }
@@ -604,8 +602,8 @@ func.func @slice_zero_stride(%a: tensor<4x6xf32>) {
 // -----
 
 // nn.slice reads inside the operand: the limit is past the end.
-// CHECK: error: 'nn.slice' op dimension 0: slice start 0, limit 5, stride 1 reads outside 0..3 of operand 4x6
 func.func @slice_past_end(%a: tensor<4x6xf32>) {
+  // expected-error @+1 {{'nn.slice' op dimension 0: slice start 0, limit 5, stride 1 reads outside 0..3 of operand 4x6}}
   %0 = nn.slice %a start = [0, 0] limit = [5, 6] stride = [1, 1] : tensor<4x6xf32> -> tensor<5x6xf32>
   func.return
 }
@@ -613,8 +611,8 @@ func.func @slice_past_end(%a: tensor<4x6xf32>) {
 // -----
 
 // nn.slice indices are never wrapped: a negative start is out of bounds.
-// CHECK: error: 'nn.slice' op dimension 1: slice start -2, limit 6, stride 1 reads outside 0..5 of operand 4x6
 func.func @slice_negative_start(%a: tensor<4x6xf32>) {
+  // expected-error @+1 {{'nn.slice' op dimension 1: slice start -2, limit 6, stride 1 reads outside 0..5 of operand 4x6}}
   %0 = nn.slice %a start = [0, -2] limit = [4, 6] stride = [1, 1] : tensor<4x6xf32> -> tensor<4x8xf32>
   func.return
 }
@@ -622,8 +620,8 @@ func.func @slice_negative_start(%a: tensor<4x6xf32>) {
 // -----
 
 // A negative stride walks down from start, which must be in bounds.
-// CHECK: error: 'nn.slice' op dimension 0: slice start 4, limit -1, stride -1 reads outside 0..3 of operand 4x6
 func.func @slice_negative_stride(%a: tensor<4x6xf32>) {
+  // expected-error @+1 {{'nn.slice' op dimension 0: slice start 4, limit -1, stride -1 reads outside 0..3 of operand 4x6}}
   %0 = nn.slice %a start = [4, 0] limit = [-1, 6] stride = [-1, 1] : tensor<4x6xf32> -> tensor<5x6xf32>
   func.return
 }
@@ -631,8 +629,8 @@ func.func @slice_negative_stride(%a: tensor<4x6xf32>) {
 // -----
 
 // A negative stride must not walk below index 0.
-// CHECK: error: 'nn.slice' op dimension 0: slice start 3, limit -3, stride -2 reads outside 0..3 of operand 4x6
 func.func @slice_negative_stride_below(%a: tensor<4x6xf32>) {
+  // expected-error @+1 {{'nn.slice' op dimension 0: slice start 3, limit -3, stride -2 reads outside 0..3 of operand 4x6}}
   %0 = nn.slice %a start = [3, 0] limit = [-3, 6] stride = [-2, 1] : tensor<4x6xf32> -> tensor<3x6xf32>
   func.return
 }
@@ -640,8 +638,8 @@ func.func @slice_negative_stride_below(%a: tensor<4x6xf32>) {
 // -----
 
 // nn.slice's result has the slice's length in every dimension.
-// CHECK: error: 'nn.slice' op result type tensor<4x6xf32> does not match the inferred type tensor<2x6xf32>
 func.func @slice_result(%a: tensor<4x6xf32>) {
+  // expected-error @+1 {{'nn.slice' op result type tensor<4x6xf32> does not match the inferred type tensor<2x6xf32>}}
   %0 = nn.slice %a start = [0, 0] limit = [4, 6] stride = [2, 1] : tensor<4x6xf32> -> tensor<4x6xf32>
   func.return
 }
@@ -649,8 +647,8 @@ func.func @slice_result(%a: tensor<4x6xf32>) {
 // -----
 
 // nn.dynamic_slice needs an operand with dimensions.
-// CHECK: error: 'nn.dynamic_slice' op operand must have rank >= 1
 func.func @dynamic_slice_rank0(%a: tensor<f32>) {
+  // expected-error @+1 {{'nn.dynamic_slice' op operand must have rank >= 1}}
   %0 = "nn.dynamic_slice"(%a) <{sizes = array<i64>}> : (tensor<f32>) -> tensor<f32>
   func.return
 }
@@ -658,8 +656,8 @@ func.func @dynamic_slice_rank0(%a: tensor<f32>) {
 // -----
 
 // nn.dynamic_slice needs one start index per dimension.
-// CHECK: error: 'nn.dynamic_slice' op needs 2 start indices (one per operand dimension), got 1
 func.func @dynamic_slice_index_count(%a: tensor<4x3xf32>, %i: index) {
+  // expected-error @+1 {{'nn.dynamic_slice' op needs 2 start indices (one per operand dimension), got 1}}
   %0 = nn.dynamic_slice %a[%i] sizes = [1, 3] : tensor<4x3xf32>, index -> tensor<1x3xf32>
   func.return
 }
@@ -667,8 +665,8 @@ func.func @dynamic_slice_index_count(%a: tensor<4x3xf32>, %i: index) {
 // -----
 
 // nn.dynamic_slice's start indices are index, i32 or i64.
-// CHECK: error: 'nn.dynamic_slice' op start index #1 must be index, i32 or i64, got i16
 func.func @dynamic_slice_index_type(%a: tensor<4x3xf32>, %i: index, %j: i16) {
+  // expected-error @+1 {{'nn.dynamic_slice' op start index #1 must be index, i32 or i64, got i16}}
   %0 = nn.dynamic_slice %a[%i, %j] sizes = [1, 3] : tensor<4x3xf32>, index, i16 -> tensor<1x3xf32>
   func.return
 }
@@ -676,8 +674,8 @@ func.func @dynamic_slice_index_type(%a: tensor<4x3xf32>, %i: index, %j: i16) {
 // -----
 
 // nn.dynamic_slice's start indices are integers (an operand constraint).
-// CHECK: error: 'nn.dynamic_slice' op operand 'start_indices' at position 1 does not verify: Unexpected attribute f32
 func.func @dynamic_slice_index_float(%a: tensor<4xf32>, %i: f32) {
+  // expected-error @+1 {{'nn.dynamic_slice' op operand 'start_indices' at position 1 does not verify: Unexpected attribute f32}}
   %0 = "nn.dynamic_slice"(%a, %i) <{sizes = array<i64: 1>}> : (tensor<4xf32>, f32) -> tensor<1xf32>
   func.return
 }
@@ -685,8 +683,8 @@ func.func @dynamic_slice_index_float(%a: tensor<4xf32>, %i: f32) {
 // -----
 
 // nn.dynamic_slice needs one size per dimension.
-// CHECK: error: 'nn.dynamic_slice' op sizes [1] need 2 entries (operand 4x3)
 func.func @dynamic_slice_sizes_count(%a: tensor<4x3xf32>, %i: index) {
+  // expected-error @+1 {{'nn.dynamic_slice' op sizes [1] need 2 entries (operand 4x3)}}
   %0 = nn.dynamic_slice %a[%i, %i] sizes = [1] : tensor<4x3xf32>, index, index -> tensor<1xf32>
   func.return
 }
@@ -694,8 +692,8 @@ func.func @dynamic_slice_sizes_count(%a: tensor<4x3xf32>, %i: index) {
 // -----
 
 // nn.dynamic_slice's sizes fit in the operand (so clamping can keep the slice in bounds).
-// CHECK: error: 'nn.dynamic_slice' op size 4 of dimension 1 exceeds operand 4x3
 func.func @dynamic_slice_size_large(%a: tensor<4x3xf32>, %i: index) {
+  // expected-error @+1 {{'nn.dynamic_slice' op size 4 of dimension 1 exceeds operand 4x3}}
   %0 = nn.dynamic_slice %a[%i, %i] sizes = [1, 4] : tensor<4x3xf32>, index, index -> tensor<1x4xf32>
   func.return
 }
@@ -703,8 +701,8 @@ func.func @dynamic_slice_size_large(%a: tensor<4x3xf32>, %i: index) {
 // -----
 
 // nn.dynamic_slice's sizes are not negative.
-// CHECK: error: 'nn.dynamic_slice' op size -1 of dimension 0 exceeds operand 4x3
 func.func @dynamic_slice_size_negative(%a: tensor<4x3xf32>, %i: index) {
+  // expected-error @+1 {{'nn.dynamic_slice' op size -1 of dimension 0 exceeds operand 4x3}}
   %0 = "nn.dynamic_slice"(%a, %i, %i) <{sizes = array<i64: -1, 3>}> : (tensor<4x3xf32>, index, index) -> tensor<0x3xf32>
   func.return
 }
@@ -712,8 +710,8 @@ func.func @dynamic_slice_size_negative(%a: tensor<4x3xf32>, %i: index) {
 // -----
 
 // nn.dynamic_update_slice writes an update of the operand's element type.
-// CHECK: error: 'nn.dynamic_update_slice' op element types differ: operand tensor<4x3xf32>, update tensor<1x3xf64>
 func.func @dynamic_update_slice_dtype(%a: tensor<4x3xf32>, %u: tensor<1x3xf64>, %i: index) {
+  // expected-error @+1 {{'nn.dynamic_update_slice' op element types differ: operand tensor<4x3xf32>, update tensor<1x3xf64>}}
   %0 = nn.dynamic_update_slice %a, %u[%i, %i] : tensor<4x3xf32>, tensor<1x3xf64>, index, index
   func.return
 }
@@ -721,8 +719,8 @@ func.func @dynamic_update_slice_dtype(%a: tensor<4x3xf32>, %u: tensor<1x3xf64>, 
 // -----
 
 // nn.dynamic_update_slice's update fits in the operand.
-// CHECK: error: 'nn.dynamic_update_slice' op update 5x3 does not fit in operand 4x3
 func.func @dynamic_update_slice_large(%a: tensor<4x3xf32>, %u: tensor<5x3xf32>, %i: index) {
+  // expected-error @+1 {{'nn.dynamic_update_slice' op update 5x3 does not fit in operand 4x3}}
   %0 = nn.dynamic_update_slice %a, %u[%i, %i] : tensor<4x3xf32>, tensor<5x3xf32>, index, index
   func.return
 }
@@ -730,8 +728,8 @@ func.func @dynamic_update_slice_large(%a: tensor<4x3xf32>, %u: tensor<5x3xf32>, 
 // -----
 
 // nn.dynamic_update_slice's update has the operand's rank.
-// CHECK: error: 'nn.dynamic_update_slice' op update 3 does not fit in operand 4x3
 func.func @dynamic_update_slice_rank(%a: tensor<4x3xf32>, %u: tensor<3xf32>, %i: index) {
+  // expected-error @+1 {{'nn.dynamic_update_slice' op update 3 does not fit in operand 4x3}}
   %0 = nn.dynamic_update_slice %a, %u[%i, %i] : tensor<4x3xf32>, tensor<3xf32>, index, index
   func.return
 }
@@ -739,8 +737,8 @@ func.func @dynamic_update_slice_rank(%a: tensor<4x3xf32>, %u: tensor<3xf32>, %i:
 // -----
 
 // nn.dynamic_update_slice needs one start index per dimension.
-// CHECK: error: 'nn.dynamic_update_slice' op needs 2 start indices (one per operand dimension), got 3
 func.func @dynamic_update_slice_index_count(%a: tensor<4x3xf32>, %u: tensor<1x3xf32>, %i: i32) {
+  // expected-error @+1 {{'nn.dynamic_update_slice' op needs 2 start indices (one per operand dimension), got 3}}
   %0 = nn.dynamic_update_slice %a, %u[%i, %i, %i] : tensor<4x3xf32>, tensor<1x3xf32>, i32, i32, i32
   func.return
 }
@@ -748,8 +746,8 @@ func.func @dynamic_update_slice_index_count(%a: tensor<4x3xf32>, %u: tensor<1x3x
 // -----
 
 // nn.concatenate needs at least one input.
-// CHECK: error: 'nn.concatenate' op needs at least one input
 func.func @concatenate_empty() {
+  // expected-error @+1 {{'nn.concatenate' op needs at least one input}}
   %0 = "nn.concatenate"() <{dimension = 0 : i64}> : () -> tensor<0xf32>
   func.return
 }
@@ -757,8 +755,8 @@ func.func @concatenate_empty() {
 // -----
 
 // nn.concatenate's dimension is a dimension of the inputs.
-// CHECK: error: 'nn.concatenate' op dimension 2 out of range for inputs of rank 2
 func.func @concatenate_dim_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.concatenate' op dimension 2 out of range for inputs of rank 2}}
   %0 = nn.concatenate %a, %a dim = 2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return
 }
@@ -766,8 +764,8 @@ func.func @concatenate_dim_range(%a: tensor<2x3xf32>) {
 // -----
 
 // nn.concatenate's inputs share one element type.
-// CHECK: error: 'nn.concatenate' op input #1 element type differs: tensor<2x3xf32> vs tensor<2x3xf16>
 func.func @concatenate_dtype(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
+  // expected-error @+1 {{'nn.concatenate' op input #1 element type differs: tensor<2x3xf32> vs tensor<2x3xf16>}}
   %0 = nn.concatenate %a, %b dim = 0 : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<4x3xf32>
   func.return
 }
@@ -775,8 +773,8 @@ func.func @concatenate_dtype(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
 // -----
 
 // nn.concatenate's inputs agree outside the joined dimension.
-// CHECK: error: 'nn.concatenate' op input #2 shape 1x4 differs from input #0 2x3 outside dimension 0
 func.func @concatenate_shape(%a: tensor<2x3xf32>, %b: tensor<1x4xf32>) {
+  // expected-error @+1 {{'nn.concatenate' op input #2 shape 1x4 differs from input #0 2x3 outside dimension 0}}
   %0 = nn.concatenate %a, %a, %b dim = 0 : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x4xf32>) -> tensor<5x3xf32>
   func.return
 }
@@ -784,8 +782,8 @@ func.func @concatenate_shape(%a: tensor<2x3xf32>, %b: tensor<1x4xf32>) {
 // -----
 
 // nn.concatenate's inputs have one rank.
-// CHECK: error: 'nn.concatenate' op input #1 shape 2 differs from input #0 2x3 outside dimension 0
 func.func @concatenate_rank(%a: tensor<2x3xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'nn.concatenate' op input #1 shape 2 differs from input #0 2x3 outside dimension 0}}
   %0 = nn.concatenate %a, %b dim = 0 : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<4x3xf32>
   func.return
 }
@@ -793,8 +791,8 @@ func.func @concatenate_rank(%a: tensor<2x3xf32>, %b: tensor<2xf32>) {
 // -----
 
 // nn.pad's padding value is a rank-0 tensor.
-// CHECK: error: 'nn.pad' op padding value must be a rank-0 tensor of f32, got tensor<1xf32>
 func.func @pad_value_rank(%a: tensor<2x3xf32>, %v: tensor<1xf32>) {
+  // expected-error @+1 {{'nn.pad' op padding value must be a rank-0 tensor of f32, got tensor<1xf32>}}
   %0 = nn.pad %a, %v low = [0, 0] high = [0, 0] : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
   func.return
 }
@@ -802,8 +800,8 @@ func.func @pad_value_rank(%a: tensor<2x3xf32>, %v: tensor<1xf32>) {
 // -----
 
 // nn.pad's padding value has the operand's element type.
-// CHECK: error: 'nn.pad' op padding value must be a rank-0 tensor of f32, got tensor<i32>
 func.func @pad_value_dtype(%a: tensor<2x3xf32>, %v: tensor<i32>) {
+  // expected-error @+1 {{'nn.pad' op padding value must be a rank-0 tensor of f32, got tensor<i32>}}
   %0 = nn.pad %a, %v low = [0, 0] high = [0, 0] : (tensor<2x3xf32>, tensor<i32>) -> tensor<2x3xf32>
   func.return
 }
@@ -811,8 +809,8 @@ func.func @pad_value_dtype(%a: tensor<2x3xf32>, %v: tensor<i32>) {
 // -----
 
 // nn.pad needs low and high for every dimension.
-// CHECK: error: 'nn.pad' op low and high need 2 entries (operand 2x3), got 2 and 1
 func.func @pad_entries(%a: tensor<2x3xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'nn.pad' op low and high need 2 entries (operand 2x3), got 2 and 1}}
   %0 = nn.pad %a, %v low = [0, 0] high = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x3xf32>
   func.return
 }
@@ -820,8 +818,8 @@ func.func @pad_entries(%a: tensor<2x3xf32>, %v: tensor<f32>) {
 // -----
 
 // nn.pad's padding is not negative (use nn.slice to crop).
-// CHECK: error: 'nn.pad' op padding must be non-negative, got low [0, -1], high [1, 0]
 func.func @pad_negative(%a: tensor<2x3xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'nn.pad' op padding must be non-negative, got low [0, -1], high [1, 0]}}
   %0 = nn.pad %a, %v low = [0, -1] high = [1, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x2xf32>
   func.return
 }
@@ -833,8 +831,8 @@ func.func @pad_negative(%a: tensor<2x3xf32>, %v: tensor<f32>) {
 // ===============================================================================================
 
 // nn.matmul's operands share one element type.
-// CHECK: error: 'nn.matmul' op element types differ: lhs tensor<4x3xf32>, rhs tensor<3x5xf16>
 func.func @matmul_dtype(%a: tensor<4x3xf32>, %b: tensor<3x5xf16>) {
+  // expected-error @+1 {{'nn.matmul' op element types differ: lhs tensor<4x3xf32>, rhs tensor<3x5xf16>}}
   %0 = nn.matmul %a, %b : (tensor<4x3xf32>, tensor<3x5xf16>) -> tensor<4x5xf32>
   func.return
 }
@@ -842,8 +840,8 @@ func.func @matmul_dtype(%a: tensor<4x3xf32>, %b: tensor<3x5xf16>) {
 // -----
 
 // nn.matmul rejects i1.
-// CHECK: error: 'nn.matmul' op lhs must be numeric (not i1), got tensor<4x3xi1>
 func.func @matmul_i1(%a: tensor<4x3xi1>, %b: tensor<3x5xi1>) {
+  // expected-error @+1 {{'nn.matmul' op lhs must be numeric (not i1), got tensor<4x3xi1>}}
   %0 = nn.matmul %a, %b : (tensor<4x3xi1>, tensor<3x5xi1>) -> tensor<4x5xi1>
   func.return
 }
@@ -851,8 +849,8 @@ func.func @matmul_i1(%a: tensor<4x3xi1>, %b: tensor<3x5xi1>) {
 // -----
 
 // nn.matmul takes matrices, not vectors.
-// CHECK: error: 'nn.matmul' op operands must both be 2-D or batched with equal rank, got lhs 3, rhs 3x5
 func.func @matmul_vector(%a: tensor<3xf32>, %b: tensor<3x5xf32>) {
+  // expected-error @+1 {{'nn.matmul' op operands must both be 2-D or batched with equal rank, got lhs 3, rhs 3x5}}
   %0 = "nn.matmul"(%a, %b) : (tensor<3xf32>, tensor<3x5xf32>) -> tensor<5xf32>
   func.return
 }
@@ -860,8 +858,8 @@ func.func @matmul_vector(%a: tensor<3xf32>, %b: tensor<3x5xf32>) {
 // -----
 
 // nn.matmul's operands have one rank (batch dimensions are not broadcast).
-// CHECK: error: 'nn.matmul' op operands must both be 2-D or batched with equal rank, got lhs 2x4x3, rhs 3x5
 func.func @matmul_rank(%a: tensor<2x4x3xf32>, %b: tensor<3x5xf32>) {
+  // expected-error @+1 {{'nn.matmul' op operands must both be 2-D or batched with equal rank, got lhs 2x4x3, rhs 3x5}}
   %0 = nn.matmul %a, %b : (tensor<2x4x3xf32>, tensor<3x5xf32>) -> tensor<2x4x5xf32>
   func.return
 }
@@ -869,8 +867,8 @@ func.func @matmul_rank(%a: tensor<2x4x3xf32>, %b: tensor<3x5xf32>) {
 // -----
 
 // Batched nn.matmul needs equal batch dimensions.
-// CHECK: error: 'nn.matmul' op batch dimensions differ: lhs 2x4x3, rhs 3x3x5
 func.func @matmul_batch(%a: tensor<2x4x3xf32>, %b: tensor<3x3x5xf32>) {
+  // expected-error @+1 {{'nn.matmul' op batch dimensions differ: lhs 2x4x3, rhs 3x3x5}}
   %0 = nn.matmul %a, %b : (tensor<2x4x3xf32>, tensor<3x3x5xf32>) -> tensor<2x4x5xf32>
   func.return
 }
@@ -878,8 +876,8 @@ func.func @matmul_batch(%a: tensor<2x4x3xf32>, %b: tensor<3x3x5xf32>) {
 // -----
 
 // nn.matmul's contracting dimensions agree (reported at the op's line:col).
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: 'nn.matmul' op contracting dimensions differ: lhs 4x3, rhs 5x2
 func.func @matmul_contracting(%a: tensor<4x3xf32>, %b: tensor<5x2xf32>) {
+  // expected-error @+1 {{'nn.matmul' op contracting dimensions differ: lhs 4x3, rhs 5x2}}
   %0 = nn.matmul %a, %b : (tensor<4x3xf32>, tensor<5x2xf32>) -> tensor<4x2xf32>
   func.return
 }
@@ -887,8 +885,8 @@ func.func @matmul_contracting(%a: tensor<4x3xf32>, %b: tensor<5x2xf32>) {
 // -----
 
 // nn.matmul's result is MxN.
-// CHECK: error: 'nn.matmul' op result type tensor<4x3xf32> does not match the inferred type tensor<4x5xf32>
 func.func @matmul_result(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) {
+  // expected-error @+1 {{'nn.matmul' op result type tensor<4x3xf32> does not match the inferred type tensor<4x5xf32>}}
   %0 = nn.matmul %a, %b : (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x3xf32>
   func.return
 }
@@ -896,8 +894,8 @@ func.func @matmul_result(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) {
 // -----
 
 // nn.conv2d's input and weight share one element type.
-// CHECK: error: 'nn.conv2d' op element types differ: input tensor<1x3x8x8xf32>, weight tensor<4x3x3x3xf16>
 func.func @conv2d_dtype(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf16>) {
+  // expected-error @+1 {{'nn.conv2d' op element types differ: input tensor<1x3x8x8xf32>, weight tensor<4x3x3x3xf16>}}
   %0 = nn.conv2d %x, %w stride = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32>
   func.return
 }
@@ -905,8 +903,8 @@ func.func @conv2d_dtype(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf16>) {
 // -----
 
 // nn.conv2d takes floats only.
-// CHECK: error: 'nn.conv2d' op input must have a floating-point element type, got tensor<1x3x8x8xi32>
 func.func @conv2d_int(%x: tensor<1x3x8x8xi32>, %w: tensor<4x3x3x3xi32>) {
+  // expected-error @+1 {{'nn.conv2d' op input must have a floating-point element type, got tensor<1x3x8x8xi32>}}
   %0 = nn.conv2d %x, %w stride = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] : (tensor<1x3x8x8xi32>, tensor<4x3x3x3xi32>) -> tensor<1x4x6x6xi32>
   func.return
 }
@@ -914,8 +912,8 @@ func.func @conv2d_int(%x: tensor<1x3x8x8xi32>, %w: tensor<4x3x3x3xi32>) {
 // -----
 
 // nn.conv2d's input is NCHW and its weight OIHW.
-// CHECK: error: 'nn.conv2d' op input (NCHW) and weight (OIHW) must be 4-D, got input 3x8x8, weight 4x3x3x3
 func.func @conv2d_rank(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv2d' op input (NCHW) and weight (OIHW) must be 4-D, got input 3x8x8, weight 4x3x3x3}}
   %0 = "nn.conv2d"(%x, %w) <{stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>}> : (tensor<3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<4x6x6xf32>
   func.return
 }
@@ -923,8 +921,8 @@ func.func @conv2d_rank(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 // -----
 
 // nn.conv2d's input channels match the weight's (no groups).
-// CHECK: error: 'nn.conv2d' op input channels differ: input 1x3x8x8 has 3, weight 4x2x3x3 has 2
 func.func @conv2d_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv2d' op input channels differ: input 1x3x8x8 has 3, weight 4x2x3x3 has 2}}
   %0 = nn.conv2d %x, %w stride = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return
 }
@@ -932,8 +930,8 @@ func.func @conv2d_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
 // -----
 
 // nn.conv2d's stride is two positive integers.
-// CHECK: error: 'nn.conv2d' op stride must be 2 positive integers, got [0, 1]
 func.func @conv2d_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv2d' op stride must be 2 positive integers, got [0, 1]}}
   %0 = "nn.conv2d"(%x, %w) <{stride = array<i64: 0, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return
 }
@@ -941,8 +939,8 @@ func.func @conv2d_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 // -----
 
 // nn.conv2d's dilation is two positive integers.
-// CHECK: error: 'nn.conv2d' op dilation must be 2 positive integers, got [1]
 func.func @conv2d_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv2d' op dilation must be 2 positive integers, got [1]}}
   %0 = "nn.conv2d"(%x, %w) <{stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return
 }
@@ -950,8 +948,8 @@ func.func @conv2d_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 // -----
 
 // nn.conv2d's padding is four non-negative integers.
-// CHECK: error: 'nn.conv2d' op padding must be 4 non-negative integers [top, bottom, left, right], got [1, 1, -1, 1]
 func.func @conv2d_padding_negative(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv2d' op padding must be 4 non-negative integers [top, bottom, left, right], got [1, 1, -1, 1]}}
   %0 = "nn.conv2d"(%x, %w) <{stride = array<i64: 1, 1>, padding = array<i64: 1, 1, -1, 1>, dilation = array<i64: 1, 1>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x6xf32>
   func.return
 }
@@ -959,8 +957,8 @@ func.func @conv2d_padding_negative(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf
 // -----
 
 // nn.conv2d's padding has one entry per side, not per dimension.
-// CHECK: error: 'nn.conv2d' op padding must be 4 non-negative integers [top, bottom, left, right], got [1, 1]
 func.func @conv2d_padding_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv2d' op padding must be 4 non-negative integers [top, bottom, left, right], got [1, 1]}}
   %0 = "nn.conv2d"(%x, %w) <{stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   func.return
 }
@@ -968,8 +966,8 @@ func.func @conv2d_padding_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>
 // -----
 
 // nn.conv2d's dilated kernel fits in the padded input.
-// CHECK: error: 'nn.conv2d' op kernel 3x3 (dilation [3, 1]) is larger than the padded input 1x3x6x6
 func.func @conv2d_kernel_large(%x: tensor<1x3x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv2d' op kernel 3x3 (dilation [3, 1]) is larger than the padded input 1x3x6x6}}
   %0 = "nn.conv2d"(%x, %w) <{stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 3, 1>}> : (tensor<1x3x6x6xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x0x4xf32>
   func.return
 }
@@ -977,8 +975,8 @@ func.func @conv2d_kernel_large(%x: tensor<1x3x6x6xf32>, %w: tensor<4x3x3x3xf32>)
 // -----
 
 // nn.conv2d's result shape follows from stride, padding and dilation.
-// CHECK: error: 'nn.conv2d' op result type tensor<1x4x8x8xf32> does not match the inferred type tensor<1x4x6x6xf32>
 func.func @conv2d_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv2d' op result type tensor<1x4x8x8xf32> does not match the inferred type tensor<1x4x6x6xf32>}}
   %0 = nn.conv2d %x, %w stride = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   func.return
 }
@@ -986,8 +984,8 @@ func.func @conv2d_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 // -----
 
 // nn.im2col's result is the window matrix of its input.
-// CHECK: error: 'nn.im2col' op result type tensor<27x100xf32> does not match the inferred type tensor<27x128xf32>
 func.func @im2col_shape(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'nn.im2col' op result type tensor<27x100xf32> does not match the inferred type tensor<27x128xf32>}}
   %0 = nn.im2col %x kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<2x3x8x8xf32> -> tensor<27x100xf32>
   func.return
 }
@@ -995,8 +993,8 @@ func.func @im2col_shape(%x: tensor<2x3x8x8xf32>) {
 // -----
 
 // nn.im2col's kernel must fit the padded input.
-// CHECK: error: 'nn.im2col' op kernel [5, 5] (dilation [2, 2]) is larger than the padded input 1x1x4x4
 func.func @im2col_kernel(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'nn.im2col' op kernel [5, 5] (dilation [2, 2]) is larger than the padded input 1x1x4x4}}
   %0 = "nn.im2col"(%x) <{kernel = array<i64: 5, 5>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 2, 2>}> : (tensor<1x1x4x4xf32>) -> tensor<25x1xf32>
   func.return
 }
@@ -1004,8 +1002,8 @@ func.func @im2col_kernel(%x: tensor<1x1x4x4xf32>) {
 // -----
 
 // nn.col2im's input must be the window matrix of its result.
-// CHECK: error: 'nn.col2im' op input 27x100 is not the columns of a 2x3x8x8 image: expected 27x128
 func.func @col2im_shape(%c: tensor<27x100xf32>) {
+  // expected-error @+1 {{'nn.col2im' op input 27x100 is not the columns of a 2x3x8x8 image: expected 27x128}}
   %0 = nn.col2im %c kernel = [3, 3] stride = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<27x100xf32> -> tensor<2x3x8x8xf32>
   func.return
 }
@@ -1013,8 +1011,8 @@ func.func @col2im_shape(%c: tensor<27x100xf32>) {
 // -----
 
 // nn.col2im's geometry: strides are positive.
-// CHECK: error: 'nn.col2im' op stride must be 2 positive integers, got [1, 0]
 func.func @col2im_stride(%c: tensor<27x128xf32>) {
+  // expected-error @+1 {{'nn.col2im' op stride must be 2 positive integers, got [1, 0]}}
   %0 = nn.col2im %c kernel = [3, 3] stride = [1, 0] padding = [1, 1, 1, 1] dilation = [1, 1] : tensor<27x128xf32> -> tensor<2x3x8x8xf32>
   func.return
 }
@@ -1022,8 +1020,8 @@ func.func @col2im_stride(%c: tensor<27x128xf32>) {
 // -----
 
 // nn.max_pool2d's input is NCHW.
-// CHECK: error: 'nn.max_pool2d' op input must be 4-D (NCHW), got 3x8x8
 func.func @max_pool2d_rank(%x: tensor<3x8x8xf32>) {
+  // expected-error @+1 {{'nn.max_pool2d' op input must be 4-D (NCHW), got 3x8x8}}
   %0 = nn.max_pool2d %x kernel = [2, 2] stride = [2, 2] padding = [0, 0, 0, 0] : tensor<3x8x8xf32> -> tensor<3x4x4xf32>
   func.return
 }
@@ -1031,8 +1029,8 @@ func.func @max_pool2d_rank(%x: tensor<3x8x8xf32>) {
 // -----
 
 // nn.max_pool2d takes floats only.
-// CHECK: error: 'nn.max_pool2d' op input must have a floating-point element type, got tensor<1x3x8x8xi32>
 func.func @max_pool2d_int(%x: tensor<1x3x8x8xi32>) {
+  // expected-error @+1 {{'nn.max_pool2d' op input must have a floating-point element type, got tensor<1x3x8x8xi32>}}
   %0 = nn.max_pool2d %x kernel = [2, 2] stride = [2, 2] padding = [0, 0, 0, 0] : tensor<1x3x8x8xi32> -> tensor<1x3x4x4xi32>
   func.return
 }
@@ -1040,8 +1038,8 @@ func.func @max_pool2d_int(%x: tensor<1x3x8x8xi32>) {
 // -----
 
 // nn.max_pool2d's kernel is two positive integers.
-// CHECK: error: 'nn.max_pool2d' op kernel must be 2 positive integers, got [0, 2]
 func.func @max_pool2d_kernel(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'nn.max_pool2d' op kernel must be 2 positive integers, got [0, 2]}}
   %0 = nn.max_pool2d %x kernel = [0, 2] stride = [2, 2] padding = [0, 0, 0, 0] : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
   func.return
 }
@@ -1049,8 +1047,8 @@ func.func @max_pool2d_kernel(%x: tensor<1x3x8x8xf32>) {
 // -----
 
 // nn.max_pool2d's stride is two positive integers.
-// CHECK: error: 'nn.max_pool2d' op stride must be 2 positive integers, got [2, -2]
 func.func @max_pool2d_stride(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'nn.max_pool2d' op stride must be 2 positive integers, got [2, -2]}}
   %0 = nn.max_pool2d %x kernel = [2, 2] stride = [2, -2] padding = [0, 0, 0, 0] : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
   func.return
 }
@@ -1058,8 +1056,8 @@ func.func @max_pool2d_stride(%x: tensor<1x3x8x8xf32>) {
 // -----
 
 // nn.max_pool2d's padding is four non-negative integers.
-// CHECK: error: 'nn.max_pool2d' op padding must be 4 non-negative integers [top, bottom, left, right], got [0, 0]
 func.func @max_pool2d_padding(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'nn.max_pool2d' op padding must be 4 non-negative integers [top, bottom, left, right], got [0, 0]}}
   %0 = nn.max_pool2d %x kernel = [2, 2] stride = [2, 2] padding = [0, 0] : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
   func.return
 }
@@ -1067,8 +1065,8 @@ func.func @max_pool2d_padding(%x: tensor<1x3x8x8xf32>) {
 // -----
 
 // nn.max_pool2d's padding is smaller than the kernel, so no window is all padding.
-// CHECK: error: 'nn.max_pool2d' op padding [0, 2, 0, 0] must be smaller than the kernel [2, 2] (a window of padding only has no maximum)
 func.func @max_pool2d_padding_kernel(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'nn.max_pool2d' op padding [0, 2, 0, 0] must be smaller than the kernel [2, 2] (a window of padding only has no maximum)}}
   %0 = nn.max_pool2d %x kernel = [2, 2] stride = [2, 2] padding = [0, 2, 0, 0] : tensor<1x3x8x8xf32> -> tensor<1x3x5x4xf32>
   func.return
 }
@@ -1076,8 +1074,8 @@ func.func @max_pool2d_padding_kernel(%x: tensor<1x3x8x8xf32>) {
 // -----
 
 // nn.max_pool2d's kernel fits in the padded input.
-// CHECK: error: 'nn.max_pool2d' op kernel [3, 3] is larger than the padded input 1x3x2x8
 func.func @max_pool2d_kernel_large(%x: tensor<1x3x2x8xf32>) {
+  // expected-error @+1 {{'nn.max_pool2d' op kernel [3, 3] is larger than the padded input 1x3x2x8}}
   %0 = nn.max_pool2d %x kernel = [3, 3] stride = [1, 1] padding = [0, 0, 0, 0] : tensor<1x3x2x8xf32> -> tensor<1x3x0x6xf32>
   func.return
 }
@@ -1085,8 +1083,8 @@ func.func @max_pool2d_kernel_large(%x: tensor<1x3x2x8xf32>) {
 // -----
 
 // nn.max_pool2d's result shape follows from kernel, stride and padding.
-// CHECK: error: 'nn.max_pool2d' op result type tensor<1x3x8x8xf32> does not match the inferred type tensor<1x3x4x4xf32>
 func.func @max_pool2d_result(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'nn.max_pool2d' op result type tensor<1x3x8x8xf32> does not match the inferred type tensor<1x3x4x4xf32>}}
   %0 = nn.max_pool2d %x kernel = [2, 2] stride = [2, 2] padding = [0, 0, 0, 0] : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
   func.return
 }
@@ -1094,8 +1092,8 @@ func.func @max_pool2d_result(%x: tensor<1x3x8x8xf32>) {
 // -----
 
 // nn.gather's indices are i32 or i64, not floats.
-// CHECK: error: 'nn.gather' op indices must have element type i32 or i64, got tensor<4xf32>
 func.func @gather_float_indices(%x: tensor<5x3xf32>, %i: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.gather' op indices must have element type i32 or i64, got tensor<4xf32>}}
   %0 = nn.gather %x[%i] axis = 0 : (tensor<5x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>
   func.return
 }
@@ -1103,8 +1101,8 @@ func.func @gather_float_indices(%x: tensor<5x3xf32>, %i: tensor<4xf32>) {
 // -----
 
 // nn.gather's indices are i32 or i64, not i1.
-// CHECK: error: 'nn.gather' op indices must have element type i32 or i64, got tensor<4xi1>
 func.func @gather_bool_indices(%x: tensor<5x3xf32>, %i: tensor<4xi1>) {
+  // expected-error @+1 {{'nn.gather' op indices must have element type i32 or i64, got tensor<4xi1>}}
   %0 = nn.gather %x[%i] axis = 0 : (tensor<5x3xf32>, tensor<4xi1>) -> tensor<4x3xf32>
   func.return
 }
@@ -1112,8 +1110,8 @@ func.func @gather_bool_indices(%x: tensor<5x3xf32>, %i: tensor<4xi1>) {
 // -----
 
 // nn.gather's axis is a dimension of the operand.
-// CHECK: error: 'nn.gather' op axis 2 out of range for operand 5x3
 func.func @gather_axis(%x: tensor<5x3xf32>, %i: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.gather' op axis 2 out of range for operand 5x3}}
   %0 = "nn.gather"(%x, %i) <{axis = 2 : i64}> : (tensor<5x3xf32>, tensor<4xi32>) -> tensor<5x3x4xf32>
   func.return
 }
@@ -1121,8 +1119,8 @@ func.func @gather_axis(%x: tensor<5x3xf32>, %i: tensor<4xi32>) {
 // -----
 
 // nn.gather's axis is not negative in the IR.
-// CHECK: error: 'nn.gather' op axis -1 out of range for operand 5x3
 func.func @gather_axis_negative(%x: tensor<5x3xf32>, %i: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.gather' op axis -1 out of range for operand 5x3}}
   %0 = nn.gather %x[%i] axis = -1 : (tensor<5x3xf32>, tensor<4xi32>) -> tensor<5x4xf32>
   func.return
 }
@@ -1130,8 +1128,8 @@ func.func @gather_axis_negative(%x: tensor<5x3xf32>, %i: tensor<4xi32>) {
 // -----
 
 // nn.gather has nothing to take from an empty axis.
-// CHECK: error: 'nn.gather' op cannot gather from empty axis 0 of operand 0x3
 func.func @gather_empty_axis(%x: tensor<0x3xf32>, %i: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.gather' op cannot gather from empty axis 0 of operand 0x3}}
   %0 = nn.gather %x[%i] axis = 0 : (tensor<0x3xf32>, tensor<4xi32>) -> tensor<4x3xf32>
   func.return
 }
@@ -1139,8 +1137,8 @@ func.func @gather_empty_axis(%x: tensor<0x3xf32>, %i: tensor<4xi32>) {
 // -----
 
 // nn.gather's result is operand.shape[:axis] + indices.shape + operand.shape[axis+1:].
-// CHECK: error: 'nn.gather' op result type tensor<4x3xf32> does not match the inferred type tensor<5x4xf32>
 func.func @gather_result(%x: tensor<5x3xf32>, %i: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.gather' op result type tensor<4x3xf32> does not match the inferred type tensor<5x4xf32>}}
   %0 = nn.gather %x[%i] axis = 1 : (tensor<5x3xf32>, tensor<4xi32>) -> tensor<4x3xf32>
   func.return
 }
@@ -1148,8 +1146,8 @@ func.func @gather_result(%x: tensor<5x3xf32>, %i: tensor<4xi32>) {
 // -----
 
 // nn.scatter_add's indices are i32 or i64.
-// CHECK: error: 'nn.scatter_add' op indices must have element type i32 or i64, got tensor<4xf32>
 func.func @scatter_add_indices(%x: tensor<5x3xf32>, %i: tensor<4xf32>, %u: tensor<4x3xf32>) {
+  // expected-error @+1 {{'nn.scatter_add' op indices must have element type i32 or i64, got tensor<4xf32>}}
   %0 = nn.scatter_add %x[%i], %u axis = 0 : (tensor<5x3xf32>, tensor<4xf32>, tensor<4x3xf32>) -> tensor<5x3xf32>
   func.return
 }
@@ -1157,8 +1155,8 @@ func.func @scatter_add_indices(%x: tensor<5x3xf32>, %i: tensor<4xf32>, %u: tenso
 // -----
 
 // nn.scatter_add adds, so it rejects i1.
-// CHECK: error: 'nn.scatter_add' op operand must be numeric (not i1), got tensor<5x3xi1>
 func.func @scatter_add_i1(%x: tensor<5x3xi1>, %i: tensor<4xi32>, %u: tensor<4x3xi1>) {
+  // expected-error @+1 {{'nn.scatter_add' op operand must be numeric (not i1), got tensor<5x3xi1>}}
   %0 = nn.scatter_add %x[%i], %u axis = 0 : (tensor<5x3xi1>, tensor<4xi32>, tensor<4x3xi1>) -> tensor<5x3xi1>
   func.return
 }
@@ -1166,8 +1164,8 @@ func.func @scatter_add_i1(%x: tensor<5x3xi1>, %i: tensor<4xi32>, %u: tensor<4x3x
 // -----
 
 // nn.scatter_add's axis is a dimension of the operand.
-// CHECK: error: 'nn.scatter_add' op axis 2 out of range for operand 5x3
 func.func @scatter_add_axis(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor<4x3xf32>) {
+  // expected-error @+1 {{'nn.scatter_add' op axis 2 out of range for operand 5x3}}
   %0 = nn.scatter_add %x[%i], %u axis = 2 : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
   func.return
 }
@@ -1175,8 +1173,8 @@ func.func @scatter_add_axis(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor<4
 // -----
 
 // nn.scatter_add has nowhere to add into an empty axis.
-// CHECK: error: 'nn.scatter_add' op cannot scatter into empty axis 0 of operand 0x3
 func.func @scatter_add_empty_axis(%x: tensor<0x3xf32>, %i: tensor<4xi32>, %u: tensor<4x3xf32>) {
+  // expected-error @+1 {{'nn.scatter_add' op cannot scatter into empty axis 0 of operand 0x3}}
   %0 = nn.scatter_add %x[%i], %u axis = 0 : (tensor<0x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<0x3xf32>
   func.return
 }
@@ -1184,8 +1182,8 @@ func.func @scatter_add_empty_axis(%x: tensor<0x3xf32>, %i: tensor<4xi32>, %u: te
 // -----
 
 // nn.scatter_add's updates have the shape nn.gather would give for these indices.
-// CHECK: error: 'nn.scatter_add' op updates tensor<3x4xf32> must be tensor<4x3xf32> for operand 5x3, indices 4 and axis 0
 func.func @scatter_add_updates_shape(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor<3x4xf32>) {
+  // expected-error @+1 {{'nn.scatter_add' op updates tensor<3x4xf32> must be tensor<4x3xf32> for operand 5x3, indices 4 and axis 0}}
   %0 = nn.scatter_add %x[%i], %u axis = 0 : (tensor<5x3xf32>, tensor<4xi32>, tensor<3x4xf32>) -> tensor<5x3xf32>
   func.return
 }
@@ -1193,8 +1191,8 @@ func.func @scatter_add_updates_shape(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u:
 // -----
 
 // nn.scatter_add's updates have the operand's element type.
-// CHECK: error: 'nn.scatter_add' op updates tensor<4x3xf16> must be tensor<4x3xf32> for operand 5x3, indices 4 and axis 0
 func.func @scatter_add_updates_dtype(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor<4x3xf16>) {
+  // expected-error @+1 {{'nn.scatter_add' op updates tensor<4x3xf16> must be tensor<4x3xf32> for operand 5x3, indices 4 and axis 0}}
   %0 = nn.scatter_add %x[%i], %u axis = 0 : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf16>) -> tensor<5x3xf32>
   func.return
 }
@@ -1202,8 +1200,8 @@ func.func @scatter_add_updates_dtype(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u:
 // -----
 
 // nn.scatter_add's result has the operand's type.
-// CHECK: error: 'nn.scatter_add' op result 'result' at position 0 does not verify: attribute tensor<5x3xf32> expected from variable 'T', but got tensor<4x3xf32>
 func.func @scatter_add_result(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor<4x3xf32>) {
+  // expected-error @+1 {{'nn.scatter_add' op result 'result' at position 0 does not verify: attribute tensor<5x3xf32> expected from variable 'T', but got tensor<4x3xf32>}}
   %0 = "nn.scatter_add"(%x, %i, %u) <{axis = 0 : i64}> : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<4x3xf32>
   func.return
 }
@@ -1211,64 +1209,64 @@ func.func @scatter_add_result(%x: tensor<5x3xf32>, %i: tensor<4xi32>, %u: tensor
 // -----
 
 // The factorizations take f32/f64 square matrices (LAPACK's real types).
-// CHECK: error: 'nn.cholesky' op operand must be f32 or f64 (LAPACK's real types), got tensor<4x4xf16>
 func.func @cholesky_half(%a: tensor<4x4xf16>) {
+  // expected-error @+1 {{'nn.cholesky' op operand must be f32 or f64 (LAPACK's real types), got tensor<4x4xf16>}}
   %0 = nn.cholesky %a : (tensor<4x4xf16>) -> tensor<4x4xf16>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'nn.cholesky' op operand must be a square matrix or a batch of them (..., n, n), got 4x3
 func.func @cholesky_not_square(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{'nn.cholesky' op operand must be a square matrix or a batch of them (..., n, n), got 4x3}}
   %0 = nn.cholesky %a : (tensor<4x3xf32>) -> tensor<4x3xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'nn.triangular_solve' op b must be (..., 4, k) with a's batch dimensions, got a 2x4x4, b 3x4x2
 func.func @triangular_solve_batch(%a: tensor<2x4x4xf64>, %b: tensor<3x4x2xf64>) {
+  // expected-error @+1 {{'nn.triangular_solve' op b must be (..., 4, k) with a's batch dimensions, got a 2x4x4, b 3x4x2}}
   %0 = nn.triangular_solve %a, %b lower : (tensor<2x4x4xf64>, tensor<3x4x2xf64>) -> tensor<3x4x2xf64>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'nn.triangular_solve' op element types differ: a tensor<4x4xf64>, b tensor<4x2xf32>
 func.func @triangular_solve_types(%a: tensor<4x4xf64>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{'nn.triangular_solve' op element types differ: a tensor<4x4xf64>, b tensor<4x2xf32>}}
   %0 = nn.triangular_solve %a, %b : (tensor<4x4xf64>, tensor<4x2xf32>) -> tensor<4x2xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'nn.lu' op result types (tensor<4x4xf32>, tensor<4xi64>, tensor<4xi32>) do not match the inferred types (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>)
 func.func @lu_pivots(%a: tensor<4x4xf32>) {
+  // expected-error @+1 {{'nn.lu' op result types (tensor<4x4xf32>, tensor<4xi64>, tensor<4xi32>) do not match the inferred types (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>)}}
   %0, %1, %2 = nn.lu %a : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi64>, tensor<4xi32>)
   func.return
 }
 
 // -----
 
-// CHECK: error: 'nn.eigh' op operand must be a square matrix or a batch of them (..., n, n), got 4x3
 func.func @eigh_not_square(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{'nn.eigh' op operand must be a square matrix or a batch of them (..., n, n), got 4x3}}
   %0, %1 = nn.eigh %a : (tensor<4x3xf32>) -> (tensor<4xf32>, tensor<4x3xf32>)
   func.return
 }
 
 // -----
 
-// CHECK: error: 'nn.svd' op result types (tensor<5x5xf64>, tensor<3xf64>, tensor<3x3xf64>) do not match the inferred types (tensor<5x3xf64>, tensor<3xf64>, tensor<3x3xf64>)
 func.func @svd_full_matrices(%a: tensor<5x3xf64>) {
+  // expected-error @+1 {{'nn.svd' op result types (tensor<5x5xf64>, tensor<3xf64>, tensor<3x3xf64>) do not match the inferred types (tensor<5x3xf64>, tensor<3xf64>, tensor<3x3xf64>)}}
   %0, %1, %2 = nn.svd %a : (tensor<5x3xf64>) -> (tensor<5x5xf64>, tensor<3xf64>, tensor<3x3xf64>)
   func.return
 }
 
 // -----
 
-// CHECK: error: 'nn.qr' op operand must be a tall or square matrix or a batch of them (..., m, n) with m >= n, got 3x5
 func.func @qr_wide(%a: tensor<3x5xf64>) {
+  // expected-error @+1 {{'nn.qr' op operand must be a tall or square matrix or a batch of them (..., m, n) with m >= n, got 3x5}}
   %0, %1 = nn.qr %a : (tensor<3x5xf64>) -> (tensor<3x5xf64>, tensor<5x5xf64>)
   func.return
 }

@@ -1,17 +1,17 @@
-// RUN: irgrad-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: irgrad-opt %s --split-input-file --verify-diagnostics
 
 // One case per verifier rule irgrad adds to the shard collectives (irgrad/dialects/shard.py):
 // the grid exists, the grid axes are in range and distinct, the tensor axes are in range, and
-// the result type follows from the input's. xDSL's --verify-diagnostics prints each diagnostic
-// and exits 0, so the CHECK lines match the printed message.
+// the result type follows from the input's. Each expected-error annotation is
+// the diagnostic its line must produce (MLIR's --verify-diagnostics).
 
 // ===============================================================================================
 // The grid
 // ===============================================================================================
 
 // A collective names a grid that does not exist (reported at the op's line:col).
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: 'shard.all_gather' op refers to grid @nope, which is not a shard.grid in scope
 func.func @missing_grid(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_gather' op refers to grid @nope, which is not a shard.grid in scope}}
   %0 = shard.all_gather %x on @nope grid_axes = [0] gather_axis = 0 : tensor<2x3xf32> -> tensor<4x3xf32>
   func.return
 }
@@ -19,8 +19,8 @@ func.func @missing_grid(%x: tensor<2x3xf32>) {
 // -----
 
 // A symbol that is not a grid: a function.
-// CHECK: error: 'shard.all_reduce' op refers to grid @not_a_grid, which is not a shard.grid in scope
 func.func @not_a_grid(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_reduce' op refers to grid @not_a_grid, which is not a shard.grid in scope}}
   %0 = shard.all_reduce %x on @not_a_grid grid_axes = [0] : tensor<2x3xf32> -> tensor<2x3xf32>
   func.return
 }
@@ -28,8 +28,8 @@ func.func @not_a_grid(%x: tensor<2x3xf32>) {
 // -----
 
 // process_linear_index checks its grid too.
-// CHECK: error: 'shard.process_linear_index' op refers to grid @nope, which is not a shard.grid in scope
 func.func @index_missing_grid() {
+  // expected-error @+1 {{'shard.process_linear_index' op refers to grid @nope, which is not a shard.grid in scope}}
   %0 = shard.process_linear_index on @nope : index
   func.return
 }
@@ -37,7 +37,7 @@ func.func @index_missing_grid() {
 // -----
 
 // xDSL's own rule: a grid has rank one or more.
-// CHECK: error: 'shard.grid' op rank of grid is expected to be a positive integer
+// expected-error @+1 {{'shard.grid' op rank of grid is expected to be a positive integer}}
 "shard.grid"() <{sym_name = "g", shape = array<i64>}> : () -> ()
 
 // -----
@@ -47,9 +47,9 @@ func.func @index_missing_grid() {
 // ===============================================================================================
 
 // An axis past the grid's rank.
-// CHECK: error: 'shard.all_reduce' op grid_axes [0, 2] names axis 2, but the grid has rank 2
 shard.grid @g(shape = 2x3)
 func.func @axis_out_of_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_reduce' op grid_axes [0, 2] names axis 2, but the grid has rank 2}}
   %0 = shard.all_reduce %x on @g grid_axes = [0, 2] : tensor<2x3xf32> -> tensor<2x3xf32>
   func.return
 }
@@ -57,9 +57,9 @@ func.func @axis_out_of_range(%x: tensor<2x3xf32>) {
 // -----
 
 // A negative axis.
-// CHECK: error: 'shard.all_to_all' op grid_axes [-1] names axis -1, but the grid has rank 2
 shard.grid @g(shape = 2x3)
 func.func @negative_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_to_all' op grid_axes [-1] names axis -1, but the grid has rank 2}}
   %0 = shard.all_to_all %x on @g grid_axes = [-1] split_axis = 0 concat_axis = 1 : tensor<2x3xf32> -> tensor<1x6xf32>
   func.return
 }
@@ -67,9 +67,9 @@ func.func @negative_axis(%x: tensor<2x3xf32>) {
 // -----
 
 // An axis listed twice.
-// CHECK: error: 'shard.reduce_scatter' op grid_axes [1, 1] repeats an axis
 shard.grid @g(shape = 2x3)
 func.func @repeated_axis(%x: tensor<18xf32>) {
+  // expected-error @+1 {{'shard.reduce_scatter' op grid_axes [1, 1] repeats an axis}}
   %0 = shard.reduce_scatter %x on @g grid_axes = [1, 1] scatter_axis = 0 : tensor<18xf32> -> tensor<2xf32>
   func.return
 }
@@ -80,45 +80,45 @@ func.func @repeated_axis(%x: tensor<18xf32>) {
 // Tensor axes
 // ===============================================================================================
 
-// CHECK: error: 'shard.all_gather' op gather_axis 2 is out of range for a rank-2 tensor
 shard.grid @g(shape = 2x3)
 func.func @gather_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_gather' op gather_axis 2 is out of range for a rank-2 tensor}}
   %0 = shard.all_gather %x on @g grid_axes = [0] gather_axis = 2 : tensor<2x3xf32> -> tensor<2x3xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'shard.all_slice' op slice_axis 1 is out of range for a rank-1 tensor
 shard.grid @g(shape = 2x3)
 func.func @slice_axis(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.all_slice' op slice_axis 1 is out of range for a rank-1 tensor}}
   %0 = shard.all_slice %x on @g grid_axes = [0] slice_axis = 1 : tensor<4xf32> -> tensor<2xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'shard.reduce_scatter' op scatter_axis 1 is out of range for a rank-1 tensor
 shard.grid @g(shape = 2x3)
 func.func @scatter_axis(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.reduce_scatter' op scatter_axis 1 is out of range for a rank-1 tensor}}
   %0 = shard.reduce_scatter %x on @g grid_axes = [0] scatter_axis = 1 : tensor<4xf32> -> tensor<2xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'shard.all_to_all' op split_axis 3 is out of range for a rank-2 tensor
 shard.grid @g(shape = 2x3)
 func.func @split_axis(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'shard.all_to_all' op split_axis 3 is out of range for a rank-2 tensor}}
   %0 = shard.all_to_all %x on @g grid_axes = [0] split_axis = 3 concat_axis = 0 : tensor<2x4xf32> -> tensor<4x2xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'shard.all_to_all' op concat_axis 2 is out of range for a rank-2 tensor
 shard.grid @g(shape = 2x3)
 func.func @concat_axis(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'shard.all_to_all' op concat_axis 2 is out of range for a rank-2 tensor}}
   %0 = shard.all_to_all %x on @g grid_axes = [0] split_axis = 1 concat_axis = 2 : tensor<2x4xf32> -> tensor<4x2xf32>
   func.return
 }
@@ -129,9 +129,9 @@ func.func @concat_axis(%x: tensor<2x4xf32>) {
 // Divisibility: a chunked axis must split into group-size equal chunks
 // ===============================================================================================
 
-// CHECK: error: 'shard.all_slice' op slice_axis 0 has size 4, not divisible by the group size 3
 shard.grid @g(shape = 2x3)
 func.func @slice_not_divisible(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.all_slice' op slice_axis 0 has size 4, not divisible by the group size 3}}
   %0 = shard.all_slice %x on @g grid_axes = [1] slice_axis = 0 : tensor<4xf32> -> tensor<1xf32>
   func.return
 }
@@ -139,18 +139,18 @@ func.func @slice_not_divisible(%x: tensor<4xf32>) {
 // -----
 
 // The group size is the product over all listed axes: 2 * 3.
-// CHECK: error: 'shard.reduce_scatter' op scatter_axis 0 has size 9, not divisible by the group size 6
 shard.grid @g(shape = 2x3)
 func.func @scatter_not_divisible(%x: tensor<9xf32>) {
+  // expected-error @+1 {{'shard.reduce_scatter' op scatter_axis 0 has size 9, not divisible by the group size 6}}
   %0 = shard.reduce_scatter %x on @g grid_axes = [0, 1] scatter_axis = 0 : tensor<9xf32> -> tensor<1xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'shard.all_to_all' op split_axis 1 has size 5, not divisible by the group size 2
 shard.grid @g(shape = 2x3)
 func.func @split_not_divisible(%x: tensor<2x5xf32>) {
+  // expected-error @+1 {{'shard.all_to_all' op split_axis 1 has size 5, not divisible by the group size 2}}
   %0 = shard.all_to_all %x on @g grid_axes = [0] split_axis = 1 concat_axis = 0 : tensor<2x5xf32> -> tensor<4x2xf32>
   func.return
 }
@@ -161,9 +161,9 @@ func.func @split_not_divisible(%x: tensor<2x5xf32>) {
 // Result types
 // ===============================================================================================
 
-// CHECK: error: 'shard.all_reduce' op result tensor<3x2xf32> should have shape 2x3 for input tensor<2x3xf32>
 shard.grid @g(shape = 2x3)
 func.func @all_reduce_shape(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_reduce' op result tensor<3x2xf32> should have shape 2x3 for input tensor<2x3xf32>}}
   %0 = shard.all_reduce %x on @g grid_axes = [0] : tensor<2x3xf32> -> tensor<3x2xf32>
   func.return
 }
@@ -171,9 +171,9 @@ func.func @all_reduce_shape(%x: tensor<2x3xf32>) {
 // -----
 
 // The result is the input's element type.
-// CHECK: error: 'shard.all_reduce' op element types differ: input tensor<2x3xf32>, result tensor<2x3xf64>
 shard.grid @g(shape = 2x3)
 func.func @all_reduce_element_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_reduce' op element types differ: input tensor<2x3xf32>, result tensor<2x3xf64>}}
   %0 = shard.all_reduce %x on @g grid_axes = [0] : tensor<2x3xf32> -> tensor<2x3xf64>
   func.return
 }
@@ -181,9 +181,9 @@ func.func @all_reduce_element_type(%x: tensor<2x3xf32>) {
 // -----
 
 // all_gather multiplies the gather axis by the group size (3 over axis 1).
-// CHECK: error: 'shard.all_gather' op result tensor<4x3xf32> should have shape 6x3 for input tensor<2x3xf32>
 shard.grid @g(shape = 2x3)
 func.func @all_gather_shape(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_gather' op result tensor<4x3xf32> should have shape 6x3 for input tensor<2x3xf32>}}
   %0 = shard.all_gather %x on @g grid_axes = [1] gather_axis = 0 : tensor<2x3xf32> -> tensor<4x3xf32>
   func.return
 }
@@ -191,27 +191,27 @@ func.func @all_gather_shape(%x: tensor<2x3xf32>) {
 // -----
 
 // Empty grid_axes: groups of one device, the shape does not change.
-// CHECK: error: 'shard.all_gather' op result tensor<4x3xf32> should have shape 2x3 for input tensor<2x3xf32>
 shard.grid @g(shape = 2x3)
 func.func @all_gather_no_axes(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'shard.all_gather' op result tensor<4x3xf32> should have shape 2x3 for input tensor<2x3xf32>}}
   %0 = shard.all_gather %x on @g gather_axis = 0 : tensor<2x3xf32> -> tensor<4x3xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'shard.all_slice' op result tensor<6x1xf32> should have shape 6x2 for input tensor<6x6xf32>
 shard.grid @g(shape = 2x3)
 func.func @all_slice_shape(%x: tensor<6x6xf32>) {
+  // expected-error @+1 {{'shard.all_slice' op result tensor<6x1xf32> should have shape 6x2 for input tensor<6x6xf32>}}
   %0 = shard.all_slice %x on @g grid_axes = [1] slice_axis = 1 : tensor<6x6xf32> -> tensor<6x1xf32>
   func.return
 }
 
 // -----
 
-// CHECK: error: 'shard.reduce_scatter' op result tensor<6xf32> should have shape 1 for input tensor<6xf32>
 shard.grid @g(shape = 2x3)
 func.func @reduce_scatter_shape(%x: tensor<6xf32>) {
+  // expected-error @+1 {{'shard.reduce_scatter' op result tensor<6xf32> should have shape 1 for input tensor<6xf32>}}
   %0 = shard.reduce_scatter %x on @g grid_axes = [1, 0] scatter_axis = 0 : tensor<6xf32> -> tensor<6xf32>
   func.return
 }
@@ -219,9 +219,9 @@ func.func @reduce_scatter_shape(%x: tensor<6xf32>) {
 // -----
 
 // all_to_all divides the split axis and multiplies the concat axis by the group size.
-// CHECK: error: 'shard.all_to_all' op result tensor<2x6xf32> should have shape 6x2 for input tensor<2x6xf32>
 shard.grid @g(shape = 2x3)
 func.func @all_to_all_shape(%x: tensor<2x6xf32>) {
+  // expected-error @+1 {{'shard.all_to_all' op result tensor<2x6xf32> should have shape 6x2 for input tensor<2x6xf32>}}
   %0 = shard.all_to_all %x on @g grid_axes = [1] split_axis = 1 concat_axis = 0 : tensor<2x6xf32> -> tensor<2x6xf32>
   func.return
 }
