@@ -111,10 +111,10 @@ func.func @host(%a: memref<64xf32>, %n: index) {
 
 // A gpu op without an NVVM lowering is a located error.
 
-// CHECK: convert-gpu-to-nvvm.mlir:[[# @LINE + 4]]:5: error: 'gpu.lane_id' op has no lowering in convert-gpu-to-nvvm
 "gpu.module"() <{sym_name = "kernels"}> ({
   "gpu.func"() <{function_type = (memref<index>) -> (), kernel}> ({
   ^bb0(%a: memref<index>):
+    // expected-error @+1 {{'gpu.lane_id' op has no lowering in convert-gpu-to-nvvm}}
     %l = "gpu.lane_id"() : () -> index
     memref.store %l, %a[] : memref<index>
     "gpu.return"() : () -> ()
@@ -126,10 +126,10 @@ func.func @host(%a: memref<64xf32>, %n: index) {
 // A GPU kernel has no runtime to report a failed assert (the CPU's raises an error from the
 // call): cf.assert in a kernel is a located error, not a silent trap.
 
-// CHECK: convert-gpu-to-nvvm.mlir:[[# @LINE + 4]]:5: error: 'cf.assert' op is not supported here: convert-cf-to-llvm{lower_asserts=false} does not lower asserts (GPU kernels have no runtime to report a failed assert)
 "gpu.module"() <{sym_name = "kernels"}> ({
   "gpu.func"() <{function_type = (i1) -> (), kernel}> ({
   ^bb0(%ok: i1):
+    // expected-error @+1 {{'cf.assert' op is not supported here: convert-cf-to-llvm{lower_asserts=false} does not lower asserts (GPU kernels have no runtime to report a failed assert)}}
     cf.assert %ok, "checked"
     "gpu.return"() : () -> ()
   }) {sym_name = "asserts"} : () -> ()

@@ -18,10 +18,10 @@ func.func @f(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
 // -----
 
 // A per-device program is not a one-device program.
-// CHECK: shard-erase-annotations.mlir:[[# @LINE + 4]]:3: error: 'shard.all_reduce' op makes this a per-device program, which runs on the simulated grid (irgrad-run, irgrad.backends.spmd.run_partitioned), not on one device
 shard.grid @mesh(shape = 4)
 func.func @g(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %y = nn.exp %x : tensor<2x4xf32>
+  // expected-error @+1 {{'shard.all_reduce' op makes this a per-device program, which runs on the simulated grid (irgrad-run, irgrad.backends.spmd.run_partitioned), not on one device}}
   %z = shard.all_reduce %y on @mesh grid_axes = [0] : tensor<2x4xf32> -> tensor<2x4xf32>
   func.return %z : tensor<2x4xf32>
 }
