@@ -47,6 +47,9 @@ from irgrad.lowering.nn_to_linalg.fusion_rules import (
 _ERASABLE = (linalg.GenericOp, linalg.FillOp, tensor.EmptyOp, arith.ConstantOp)
 _FOREVER = None
 """A refusal that nothing can change (the producer's kind, its maps)."""
+_MANY = 8
+"""Live uses counted exactly up to this many: a value every generic uses (the one
+`tensor.empty` cse leaves) is not walked in full for each consumer."""
 
 
 def _move_arg(arg: BlockArgument, position: int) -> None:
@@ -71,10 +74,12 @@ class ChainFusion:
         inputs = consumer_inputs(op)
         return select_inputs(inputs, output_maps(op), len(op.iterator_types)) == list(range(len(inputs)))
 
-    def __init__(self, op: linalg.GenericOp, recompute_limit: int):
+    def __init__(self, op: linalg.GenericOp, recompute_limit: int, max_body_ops: int | None = None):
         self.op = op
         self.limit = recompute_limit
+        self.max_body_ops = max_body_ops
         self.block = op.body.block
+        self.body_size = len(body_ops(op))
         self.parent_block = op.parent_block()
         self.ranges = loop_ranges(op)
         self.num_inputs = len(op.inputs)
@@ -87,6 +92,7 @@ class ChainFusion:
         self.dead: set[Operation] = {op}
         self.killed: list[Operation] = []
         self.live: dict[SSAValue, int] = {}
+        self.at_least: set[SSAValue] = set()  # counts in `live` that are lower bounds
         self.refused: dict[BlockArgument, SSAValue | None] = {}
         self.refused_on: dict[SSAValue, list[BlockArgument]] = {}
         self.recheck: set[BlockArgument] = set()
@@ -112,8 +118,18 @@ class ChainFusion:
         """How many uses of `value` the rewriting pass would see, besides the consumer's:
         counted once, then kept up to date as ops die (`_kill`) or are cloned in."""
         count = self.live.get(value)
-        if count is None:
-            count = self.live[value] = sum(1 for use in value.uses if use.operation not in self.dead)
+        return self._count(value) if count is None else count
+
+    def _count(self, value: SSAValue) -> int:
+        count = 0
+        self.at_least.discard(value)
+        for use in value.uses:
+            if use.operation not in self.dead:
+                count += 1
+                if count > _MANY:
+                    self.at_least.add(value)
+                    break
+        self.live[value] = count
         return count
 
     def _kill(self, op: Operation) -> None:
@@ -126,6 +142,8 @@ class ChainFusion:
                 if value not in self.live:
                     continue
                 self.live[value] -= 1
+                if value in self.at_least and self.live[value] <= _MANY:
+                    self._count(value)
                 if self.live[value]:
                     continue
                 for arg in self.refused_on.pop(value, ()):
@@ -177,6 +195,9 @@ class ChainFusion:
             return False
         if self._live_uses(producer.res[0]):
             self._refuse(arg, producer.res[0])
+            return False
+        if self.max_body_ops is not None and self.body_size + len(body_ops(producer)) > self.max_body_ops:
+            self._refuse(arg, _FOREVER)  # bodies only grow
             return False
         if recompute_factor(self.op, self.map_of[arg], self.ranges) > 1 and not is_cheap(
             producer, self.limit, self._only_user
@@ -240,6 +261,7 @@ class ChainFusion:
         front = self.block.first_op
         assert front is not None
         self.block.insert_op_before(constant, front)
+        self.body_size += 1
         self._replace_arg(arg, constant.result)
 
     def _replace_arg(self, arg: BlockArgument, replacement: SSAValue) -> None:
@@ -313,7 +335,9 @@ class ChainFusion:
                 mapper[op.result] = materialize(to_producer.results[op.dim.value.data], index_ops)
                 for index_op in index_ops:
                     self.block.insert_op_before(index_op, front)
+                self.body_size += len(index_ops)
         ops = [op for op in p_body if not isinstance(op, linalg.IndexOp)]
+        self.body_size += len(ops)
         if move:
             sources = [*p_args, *(op.result for op in p_body if isinstance(op, linalg.IndexOp))]
             for value in sources:
@@ -336,6 +360,7 @@ class ChainFusion:
         yielded = p_yield.operands[0]
         replacement = mapper.get(yielded, yielded)
         self.live.pop(replacement, None)  # it takes the argument's uses: counted again if asked
+        self.at_least.discard(replacement)
         self.num_inputs -= 1
         arg.replace_all_uses_with(replacement)
         self.block.erase_arg(arg)

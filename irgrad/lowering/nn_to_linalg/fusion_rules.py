@@ -439,13 +439,21 @@ def deduplicate(consumer: linalg.GenericOp) -> linalg.GenericOp | None:
     return FusedBuilder(consumer, inputs, target).finish()
 
 
-def may_fuse(consumer: linalg.GenericOp, index: int, producer: linalg.GenericOp, recompute_limit: int) -> bool:
-    """Rules 3 to 6 (the map rules, 3 and 7, are checked while fusing)."""
+def may_fuse(
+    consumer: linalg.GenericOp,
+    index: int,
+    producer: linalg.GenericOp,
+    recompute_limit: int,
+    max_body_ops: int | None = None,
+) -> bool:
+    """Rules 3 to 6 and 8 (the map rules, 3 and 7, are checked while fusing)."""
     if len(producer.res) != 1 or not on_tensors(producer) or not all_parallel(producer):
         return False
     if is_data_movement(producer):
         return True
     if not sole_consumer(producer, consumer):
+        return False
+    if max_body_ops is not None and len(body_ops(consumer)) + len(body_ops(producer)) > max_body_ops:
         return False
     operand_map = indexing_maps(consumer)[index]
     if recompute_factor(consumer, operand_map) > 1:

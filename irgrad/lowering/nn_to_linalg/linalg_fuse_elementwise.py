@@ -11,7 +11,8 @@ fill of a constant is fused into every reader; a producer is a one-result all-pa
 whose output map is a permutation; pure data movement is fused into every consumer; a producer
 that computes is fused only into its only user in the same block, and into a broadcasting read
 only when it is cheap (`recompute-limit` ops, no transcendental op or division); every loop of
-the fused op must stay bounded by some operand's map.
+the fused op must stay bounded by some operand's map; a body grows past `max-body-ops` only by
+data movement and fills (LLVM's loop optimizations take time superlinear in one loop's body).
 
 Cleanup: operands that are the same value read through the same map are merged, and inputs
 whose block argument is unused are dropped. Producers, fills, their `tensor.empty`s and
@@ -65,7 +66,9 @@ def _erase_dead(op: Operation, erase: Callable[[Operation], None]) -> None:
             _erase_dead(owner, erase)
 
 
-def fuse_step(op: linalg.GenericOp, recompute_limit: int) -> tuple[linalg.GenericOp, Operation | None] | None:
+def fuse_step(
+    op: linalg.GenericOp, recompute_limit: int, max_body_ops: int | None = None
+) -> tuple[linalg.GenericOp, Operation | None] | None:
     """One rewrite of the generic `op`: its duplicate inputs merged, or else the first of its
     inputs' producers the rules allow fused in. Returns the op to put in `op`'s place and the
     fused producer (None after a merge), or None when nothing applies. `op`'s body is reused
@@ -80,14 +83,16 @@ def fuse_step(op: linalg.GenericOp, recompute_limit: int) -> tuple[linalg.Generi
         fused: linalg.GenericOp | None = None
         if isinstance(producer, linalg.FillOp):
             fused = fuse_fill(op, index, producer)
-        elif isinstance(producer, linalg.GenericOp) and may_fuse(op, index, producer, recompute_limit):
+        elif isinstance(producer, linalg.GenericOp) and may_fuse(op, index, producer, recompute_limit, max_body_ops):
             fused = fuse_generic(op, index, producer)
         if fused is not None:
             return fused, producer
     return None
 
 
-def fuse_module(module: ModuleOp, recompute_limit: int, chain: bool = True) -> None:
+def fuse_module(
+    module: ModuleOp, recompute_limit: int, chain: bool = True, max_body_ops: int | None = None
+) -> None:
     """Every generic of `module`, last first, fused until no rule applies to it.
 
     Consumers come before their producers (rule 6 counts on it), and a generic is offered
@@ -102,9 +107,9 @@ def fuse_module(module: ModuleOp, recompute_limit: int, chain: bool = True) -> N
             continue
         while True:
             if chain and ChainFusion.applies(op):
-                ChainFusion(op, recompute_limit).run()
+                ChainFusion(op, recompute_limit, max_body_ops).run()
                 break
-            if (step := fuse_step(op, recompute_limit)) is None:
+            if (step := fuse_step(op, recompute_limit, max_body_ops)) is None:
                 break
             fused, producer = step
             Rewriter.replace_op(op, fused)
@@ -153,7 +158,8 @@ class LinalgFuseElementwisePass(ModulePass):
     the module docstring; in short, a producer that computes is fused into its only user, pure
     data movement and constant fills into every user, nothing with a reduction iterator is
     fused into another op, and work is repeated at the points of a broadcast only when it is
-    cheap (at most `recompute-limit` ops, no transcendental function, no division). Bodies
+    cheap (at most `recompute-limit` ops, no transcendental function, no division), and a
+    computing producer only while the fused body stays within `max-body-ops` ops. Bodies
     hold the same scalar ops in the same order per element, so results are bit-identical.
     Dead producers are erased; duplicate inputs (same value, same map) are merged. Run
     `canonicalize,cse` afterwards to share the constants the bodies repeat.
@@ -164,13 +170,18 @@ class LinalgFuseElementwisePass(ModulePass):
     recompute_limit: int = 8
     """Most ops a producer may have to be recomputed at each point of a broadcast."""
 
+    max_body_ops: int = 1000
+    """Most ops a fused body may reach by taking in a producer that computes (rule 8)."""
+
     def __post_init__(self) -> None:
         if self.recompute_limit < 0:  # a ValueError: irgrad-opt reports it as a bad option
             raise ValueError(f"recompute_limit must be at least 0, got {self.recompute_limit}")
+        if self.max_body_ops < 1:
+            raise ValueError(f"max_body_ops must be at least 1, got {self.max_body_ops}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_yields(op)
-        fuse_module(op, self.recompute_limit)
+        fuse_module(op, self.recompute_limit, max_body_ops=self.max_body_ops)
 
 
 __all__ = [

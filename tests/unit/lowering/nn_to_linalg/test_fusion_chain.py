@@ -79,17 +79,33 @@ def _printed(module: ModuleOp) -> str:
     return stream.getvalue()
 
 
-def _fuse(module: ModuleOp, chain: bool) -> str:
+def _fuse(module: ModuleOp, chain: bool, max_body_ops: int | None = None) -> str:
     module = module.clone()
     fusion.check_yields(module)
-    fusion.fuse_module(module, recompute_limit=8, chain=chain)
+    fusion.fuse_module(module, recompute_limit=8, chain=chain, max_body_ops=max_body_ops)
     return _printed(module)
 
 
+@pytest.mark.parametrize("max_body_ops", [None, 1000, 50])
 @pytest.mark.parametrize("name", ["w7-forward", "w7-gradient", "mlp-gradient"])
-def test_chain_fusion_prints_what_rebuilding_printed(name: str):
+def test_chain_fusion_prints_what_rebuilding_printed(name: str, max_body_ops: int | None):
     module = _programs()[name]
-    assert _fuse(module, chain=True) == _fuse(module, chain=False)
+    assert _fuse(module, True, max_body_ops) == _fuse(module, False, max_body_ops)
+
+
+def test_bodies_stay_within_max_body_ops_and_compute_the_same():
+    """Rule 8: W7's chain of 1,500 ops as several generics, none over the limit, same result."""
+    x = np.linspace(-1.0, 1.0, 64, dtype=np.float32)
+    module = ig.jit(lambda v: w7_chain(v, 1500)).trace(x).module.clone()
+    run_pipeline(module, TO_LINALG + ",linalg-fuse-elementwise")
+    sizes = [sum(1 for o in op.body.block.ops if o.name not in ("arith.constant", "linalg.yield"))
+             for op in module.walk() if op.name == "linalg.generic"]  # fills' constants may go past it
+    assert len(sizes) > 1 and max(sizes) <= 1000
+    expected = x.astype(np.float64)
+    for i in range(1500):
+        expected = np.tanh(expected) if i % 10 == 9 else expected + 0.1 if i % 2 == 0 else expected * 0.9
+    got = ig.jit(lambda v: w7_chain(v, 1500))(x)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 
 def test_chain_fusion_on_the_filecheck_cases():
@@ -118,7 +134,7 @@ def test_a_consumer_is_built_once(monkeypatch: pytest.MonkeyPatch):
         return original(op, *args, **kwargs)
 
     monkeypatch.setattr(Rewriter, "replace_op", staticmethod(counting))
-    fusion.fuse_module(module, recompute_limit=8)
+    fusion.fuse_module(module, recompute_limit=8, max_body_ops=None)
     assert generics > 300
     assert sum(1 for op in module.walk() if op.name == "linalg.generic") == 1
     assert len(replaced) <= 2
