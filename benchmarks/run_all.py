@@ -55,6 +55,7 @@ SCRIPTS = [
     ("autodiff_cost.py", [], {"autodiff"}, False),
     ("distributed_layouts.py", [], {"distributed"}, False),
     ("distributed.py", [], {"W8"}, False),
+    ("compile_scaling.py", ["--quick"], {"compile"}, False),
 ]
 """Each framework is measured in a process of its own: in a shared process one framework's
 idle thread pools (OpenMP workers spinning after torch's last op, XLA's pool) take cycles from
@@ -323,10 +324,25 @@ def busy_cores(seconds: float = 2.0) -> float:
     return cpu_busy(seconds)
 
 
+KEPT_MARK = "<!-- kept: the sections below are written by hand and not regenerated -->"
+
+
+def _kept_sections(path: str) -> str:
+    """What follows KEPT_MARK in the results file (figures of other benchmarks, dated, with
+    their commands), carried over when the file is rewritten."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return ""
+    at = text.find(KEPT_MARK)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="also write the table, limits and log to this Markdown file")
-    parser.add_argument("--only", help="comma-separated workloads (W1..W7, vmap, attention, linalg, limits, autodiff, distributed, W8)")
+    parser.add_argument("--only", help="comma-separated workloads (W1..W7, vmap, attention, linalg, limits, autodiff, distributed, W8, compile)")
     opts = parser.parse_args()
     only = set(opts.only.split(",")) if opts.only else None
     wait_s = float(os.environ.get("BENCH_WAIT_QUIET", "0"))
@@ -399,8 +415,9 @@ def main() -> int:
             "```",
             "",
         ]
+        kept = _kept_sections(opts.results)
         with open(opts.results, "w") as f:
-            f.write("\n".join(md))
+            f.write("\n".join(md) + kept)
         print(f"wrote {opts.results}")
     return 1 if status or wrong else 0
 
