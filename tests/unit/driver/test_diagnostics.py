@@ -460,11 +460,22 @@ def test_pass_error_is_a_located_diagnostic(test_passes: None, tmp_path, capsys)
     ]
 
 
-def test_verify_diagnostics_prints_to_stdout_and_succeeds(tmp_path, capsys) -> None:
+def test_verify_diagnostics_matches_an_expected_error(tmp_path, capsys) -> None:
+    """MLIR's --verify-diagnostics: an annotated error is the expected outcome (exit 0)."""
+    annotated = BAD_RETURN.replace(
+        "  func.return %0 : i32\n",
+        "  // expected-error @+1 {{Expected arguments to have the same types}}\n"
+        "  func.return %0 : i32\n",
+    )
+    assert opt.main(["--verify-diagnostics", write(tmp_path, annotated)]) == 0
+    assert "error" not in capsys.readouterr().err
+
+
+def test_verify_diagnostics_rejects_an_unexpected_error(tmp_path, capsys) -> None:
     path = write(tmp_path, BAD_RETURN)
-    assert opt.main(["--verify-diagnostics", path]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith(f"{path}:3:3: error: 'func.return' op Expected arguments")
+    assert opt.main(["--verify-diagnostics", path]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:3:3: error: unexpected error: 'func.return' op Expected arguments")
 
 
 def test_named_pipeline_runs_from_the_command_line(
@@ -476,8 +487,8 @@ def test_named_pipeline_runs_from_the_command_line(
     )
     assert opt.main(["-p", "test-cleanup", "--print-ir-after-all", write(tmp_path, text)]) == 0
     captured = capsys.readouterr()
-    assert "// -----// IR Dump After canonicalize //----- //" in captured.err
-    assert "// -----// IR Dump After cse //----- //" in captured.err
+    assert "// -----// IR Dump After Canonicalize (canonicalize) //----- //" in captured.err
+    assert "(cse) //----- //" in captured.err
     assert "func.return %a : i32" in captured.out
 
 

@@ -172,4 +172,4 @@ func.func @no_dimensions(%m: memref<4xf32>) {
 // NEGATIVE-NOT: Traceback
 // NEGATIVE: irgrad-opt: error: invalid options for pass 'convert-scf-parallel-to-threads': min_work must be at least 0, got -1
 // UNKNOWN-NOT: Traceback
-// UNKNOWN: irgrad-opt: error: invalid options for pass 'convert-scf-parallel-to-threads': Provided arguments ["workers"] not found in expected arguments ["min_work"]
+// UNKNOWN: irgrad-opt: error: invalid options for pass 'convert-scf-parallel-to-threads': no such option 'workers' (it takes min-work)
