@@ -51,9 +51,11 @@ _SYMBOLS = (
     ("cblas_sgemm", "cblas_dgemm", 32),
 )
 TILE_WORK = 1 << 22
-"""A product is split into about m*n*k / TILE_WORK tiles (a power of two, at most MAX_TILES,
-each at least 32 rows or columns) that the thread pool's threads claim one at a time."""
-MAX_TILES = 64
+"""A product is split into about m*n*k / TILE_WORK tiles (a power-of-two grid of at most
+MAX_TILES, strips at least MIN_STRIP rows or columns wide) that the pool's threads claim one
+at a time. Wide strips: each tile packs its rows of A and columns of B again."""
+MAX_TILES = 16
+MIN_STRIP = 128
 _LIBRARY_NAME = re.compile(r"(openblas|mkl_rt|blis|flexiblas|cblas|libblas)[^/]*\.(so|dylib)", re.I)
 
 
@@ -178,7 +180,7 @@ def _shim_ir(bits: int | None, split: bool = False) -> str:
             swap = template("blas/swap_nt.ll").substitute(fields) if p == "s" else ""
             parts.append(template("blas/split.ll").substitute(
                 fields, widen="sext" if bits < 64 else "bitcast", tile_work=TILE_WORK,
-                max_tiles=MAX_TILES, split="true" if split else "false"))
+                max_tiles=MAX_TILES, min_strip=MIN_STRIP, split="true" if split else "false"))
             library_call = (
                 template("blas/library_args.ll").substitute(fields)
                 + swap

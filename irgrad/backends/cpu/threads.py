@@ -13,8 +13,9 @@ GEMMs, shims/blas/split.ll) call: one scheduling policy for all of irgrad's CPU 
   iterations are independent, so the bits do not depend on who ran what.
 - Waiting degrades gracefully: an idle worker checks $IRGRAD_SPIN times (default 1), then
   sleeps on a futex; the caller waiting for a last chunk spins briefly, then sleeps. After a
-  loop whose caller waited over STRAGGLE_NS for a descheduled worker (a core taken by other
-  work), the next loops run serially, for a count that doubles on each such wait.
+  loop whose caller waited for a descheduled worker (a core taken by other work) longer than
+  STRAGGLE_NS and than the loop had run, the next loops run serially, for a count that
+  doubles on each such wait.
 - One caller at a time: a second caller (or a nested loop) runs serially, so the pool can
   never deadlock; after `fork()` the child's pool is serial.
 Details: docs/design/cpu-backend.md, "Thread pool (irgrad/backends/cpu/threads.py)".
@@ -44,7 +45,8 @@ CHUNKS_PER_THREAD = 4
 CALLER_SPIN = 2000
 """Checks (with a CPU pause hint) the caller makes for the last chunk before it sleeps."""
 STRAGGLE_NS = 300_000
-"""A loop whose caller waited longer than this for the last chunk (a descheduled worker)..."""
+"""A loop whose caller waited for the last chunk longer than this and longer than the loop had
+taken until then (a descheduled worker, not the last chunks' usual imbalance)..."""
 BACKOFF_MIN, BACKOFF_MAX = 8, 1024
 """...makes the next loops run serially: 8 after the first such wait, twice as many after each
 next one, up to 1024; every loop that ends without such a wait halves the count."""

@@ -105,6 +105,7 @@ serial_for_now:
   ret void
 publish:
   call void @count(i64 0)
+  %started_at = call i64 @now_ns()
   %most = mul i64 %threads, ${chunks_per_thread}
   %chunks = call i64 @llvm.umin.i64(i64 %n, i64 %most)
   %w = load atomic i64, ptr @pool_word seq_cst, align 8
@@ -171,8 +172,13 @@ unlock:
   br i1 %slept, label %measure, label %calm
 measure:
   %now1 = call i64 @now_ns()
+  ; a straggler: a wait longer than ${straggle_ns} ns and than the loop had taken before it
+  ; (the normal imbalance of the last chunks is a fraction of that)
   %waited = sub i64 %now1, %since
-  %straggled = icmp ugt i64 %waited, ${straggle_ns}
+  %worked = sub i64 %since, %started_at
+  %long = icmp ugt i64 %waited, ${straggle_ns}
+  %longer = icmp ugt i64 %waited, %worked
+  %straggled = and i1 %long, %longer
   br i1 %straggled, label %back_off, label %calm
 back_off:
   call void @count(i64 2)

@@ -1,13 +1,16 @@
-; _irgrad_split_${p}gemm: the CBLAS call (same arguments), split into tiles of C's rows (when
-; m >= n; each tile packs all of B) or columns (each packs all of A) run on irgrad's thread
-; pool. Why: the library is a private single-threaded copy (blas.py), so the pool is the one
-; place where irgrad's CPU parallelism is scheduled; tiles are claimed one at a time, so a
-; GEMM never waits for a thread the system has not scheduled yet.
+; _irgrad_split_${p}gemm: the CBLAS call (same arguments), split into a grid of tiles of C,
+; gm row strips by gn column strips, run on irgrad's thread pool. Why: the library is a private
+; single-threaded copy (blas.py), so the pool is the one place where irgrad's CPU parallelism
+; is scheduled; tiles are claimed one at a time, so a GEMM never waits for a thread the system
+; has not scheduled yet. Each tile packs its rows of A and its columns of B again, which costs
+; about gn / n + gm / m of the product: strips are at least ${min_strip} wide, and the grid
+; grows the dimension whose strips are wider.
 ; The tiles depend on the shape only, never on the thread count (one thread runs them in
 ; turn), so the bits do not either: a library may compute a tile otherwise than the same
 ; elements in one call (OpenBLAS's small-matrix kernels do). Edges are multiples of 16.
 
-%${p}gemm_tiles = type { i32, i32, i32, ${I}, ${I}, ${I}, ${T}, ptr, ${I}, ptr, ${I}, ${T}, ptr, ${I}, i64, i1 }
+; layout, tra, trb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, gm, gn
+%${p}gemm_tiles = type { i32, i32, i32, ${I}, ${I}, ${I}, ${T}, ptr, ${I}, ptr, ${I}, ${T}, ptr, ${I}, i64, i64 }
 
 define internal void @_irgrad_tile_${p}gemm(ptr %ctx, i64 %begin, i64 %end) {
 entry:
@@ -38,49 +41,48 @@ entry:
   %c = load ptr, ptr %c.p
   %ldc.p = getelementptr %${p}gemm_tiles, ptr %ctx, i32 0, i32 13
   %ldc = load ${I}, ptr %ldc.p
-  %count.p = getelementptr %${p}gemm_tiles, ptr %ctx, i32 0, i32 14
-  %count = load i64, ptr %count.p
-  %rows.p = getelementptr %${p}gemm_tiles, ptr %ctx, i32 0, i32 15
-  %rows = load i1, ptr %rows.p
+  %gm.p = getelementptr %${p}gemm_tiles, ptr %ctx, i32 0, i32 14
+  %gm = load i64, ptr %gm.p
+  %gn.p = getelementptr %${p}gemm_tiles, ptr %ctx, i32 0, i32 15
+  %gn = load i64, ptr %gn.p
   %m64 = ${widen} ${I} %m to i64
   %n64 = ${widen} ${I} %n to i64
   %lda64 = ${widen} ${I} %lda to i64
   %ldb64 = ${widen} ${I} %ldb to i64
   %ldc64 = ${widen} ${I} %ldc to i64
-  %total = select i1 %rows, i64 %m64, i64 %n64
   %ta = icmp eq i32 %tra, ${trans}
   %tb = icmp eq i32 %trb, ${trans}
   br label %cond
 cond:
-  %t = phi i64 [%begin, %entry], [%t.next, %call]
+  %t = phi i64 [%begin, %entry], [%t.next, %tile]
   %more = icmp slt i64 %t, %end
   br i1 %more, label %tile, label %done
 tile:
-  ; tile t is [edge(t), edge(t + 1)), edge(t) = t * total / count rounded down to 16
-  %lo = call i64 @_irgrad_tile_edge(i64 %t, i64 %total, i64 %count)
-  %t1 = add i64 %t, 1
-  %hi = call i64 @_irgrad_tile_edge(i64 %t1, i64 %total, i64 %count)
-  %size64 = sub i64 %hi, %lo
-  %size = ${cast} i64 %size64 to ${I}
-  ; rows [lo, hi): A's rows (A^T's columns), C's rows; columns: B's columns (B^T's rows), C's columns
-  %a.rows = select i1 %ta, i64 %lo, i64 0
-  %lo.lda = mul i64 %lo, %lda64
-  %a.rows2 = select i1 %ta, i64 %a.rows, i64 %lo.lda
-  %a.off = select i1 %rows, i64 %a.rows2, i64 0
-  %lo.ldb = mul i64 %lo, %ldb64
-  %b.cols = select i1 %tb, i64 %lo.ldb, i64 %lo
-  %b.off = select i1 %rows, i64 0, i64 %b.cols
-  %lo.ldc = mul i64 %lo, %ldc64
-  %c.off = select i1 %rows, i64 %lo.ldc, i64 %lo
+  ; tile t is row strip t / gn, column strip t % gn
+  %i = udiv i64 %t, %gn
+  %j = urem i64 %t, %gn
+  %i1 = add i64 %i, 1
+  %j1 = add i64 %j, 1
+  %r0 = call i64 @_irgrad_tile_edge(i64 %i, i64 %m64, i64 %gm)
+  %r1 = call i64 @_irgrad_tile_edge(i64 %i1, i64 %m64, i64 %gm)
+  %c0 = call i64 @_irgrad_tile_edge(i64 %j, i64 %n64, i64 %gn)
+  %c1 = call i64 @_irgrad_tile_edge(i64 %j1, i64 %n64, i64 %gn)
+  %rows64 = sub i64 %r1, %r0
+  %cols64 = sub i64 %c1, %c0
+  %rows = ${cast} i64 %rows64 to ${I}
+  %cols = ${cast} i64 %cols64 to ${I}
+  ; A's rows r0.. (A^T's columns), B's columns c0.. (B^T's rows), C at (r0, c0)
+  %r0.lda = mul i64 %r0, %lda64
+  %a.off = select i1 %ta, i64 %r0, i64 %r0.lda
+  %c0.ldb = mul i64 %c0, %ldb64
+  %b.off = select i1 %tb, i64 %c0.ldb, i64 %c0
+  %r0.ldc = mul i64 %r0, %ldc64
+  %c.off = add i64 %r0.ldc, %c0
   %a.t = getelementptr ${T}, ptr %a, i64 %a.off
   %b.t = getelementptr ${T}, ptr %b, i64 %b.off
   %c.t = getelementptr ${T}, ptr %c, i64 %c.off
-  %m.t = select i1 %rows, ${I} %size, ${I} %m
-  %n.t = select i1 %rows, ${I} %n, ${I} %size
-  call void @_irgrad_rt_cblas_${p}gemm(i32 %layout, i32 %tra, i32 %trb, ${I} %m.t, ${I} %n.t, ${I} %k,
+  call void @_irgrad_rt_cblas_${p}gemm(i32 %layout, i32 %tra, i32 %trb, ${I} %rows, ${I} %cols, ${I} %k,
         ${T} %alpha, ptr %a.t, ${I} %lda, ptr %b.t, ${I} %ldb, ${T} %beta, ptr %c.t, ${I} %ldc)
-  br label %call
-call:
   %t.next = add i64 %t, 1
   br label %cond
 done:
@@ -90,8 +92,7 @@ done:
 define internal void @_irgrad_split_${p}gemm(i32 %layout, i32 %tra, i32 %trb, ${I} %m, ${I} %n, ${I} %k,
         ${T} %alpha, ptr %a, ${I} %lda, ptr %b, ${I} %ldb, ${T} %beta, ptr %c, ${I} %ldc) {
 entry:
-  ; tiles: about m*n*k / ${tile_work} (mn / max(1, ${tile_work} / k)), at most ${max_tiles} and
-  ; total / 32, rounded down to a power of two; fewer than 2: one call
+  ; wanted tiles: about m*n*k / ${tile_work} (mn / max(1, ${tile_work} / k)), at most ${max_tiles}
   %m64 = ${widen} ${I} %m to i64
   %n64 = ${widen} ${I} %n to i64
   %k64 = ${widen} ${I} %k to i64
@@ -100,16 +101,41 @@ entry:
   %per0 = udiv i64 ${tile_work}, %k1
   %per = call i64 @llvm.smax.i64(i64 %per0, i64 1)
   %by_work = udiv i64 %mn, %per
-  %rows = icmp sge i64 %m64, %n64
-  %total = select i1 %rows, i64 %m64, i64 %n64
-  %units = udiv i64 %total, 32
-  %cap0 = call i64 @llvm.smin.i64(i64 %by_work, i64 %units)
-  %cap = call i64 @llvm.smin.i64(i64 %cap0, i64 ${max_tiles})
-  %cap1 = call i64 @llvm.smax.i64(i64 %cap, i64 1)
-  %lz = call i64 @llvm.ctlz.i64(i64 %cap1, i1 true)
-  %log = sub i64 63, %lz
-  %tiles0 = shl i64 1, %log
-  %several = icmp sge i64 %tiles0, 2
+  %wanted = call i64 @llvm.smin.i64(i64 %by_work, i64 ${max_tiles})
+  %most_m = udiv i64 %m64, ${min_strip}
+  %most_n = udiv i64 %n64, ${min_strip}
+  br label %grow
+grow:
+  ; double gn or gm while the grid has fewer tiles than wanted: the one whose strips are wider
+  %gm = phi i64 [1, %entry], [%gm.next, %step]
+  %gn = phi i64 [1, %entry], [%gn.next, %step]
+  %count = mul i64 %gm, %gn
+  %count2 = shl i64 %count, 1
+  %room = icmp sle i64 %count2, %wanted
+  br i1 %room, label %pick, label %grown
+pick:
+  %gm2 = shl i64 %gm, 1
+  %gn2 = shl i64 %gn, 1
+  %m.ok = icmp sle i64 %gm2, %most_m
+  %n.ok = icmp sle i64 %gn2, %most_n
+  %strip_m = udiv i64 %m64, %gm
+  %strip_n = udiv i64 %n64, %gn
+  %n.wider = icmp sge i64 %strip_n, %strip_m
+  %n.first = and i1 %n.ok, %n.wider
+  %m.only = xor i1 %n.first, true
+  %m.pick = and i1 %m.only, %m.ok
+  %either = or i1 %n.first, %m.pick
+  %n.pick0 = xor i1 %m.pick, true
+  %n.pick = and i1 %n.pick0, %n.ok
+  %any = or i1 %either, %n.pick
+  br i1 %any, label %step, label %grown
+step:
+  %grow.n = or i1 %n.first, %n.pick
+  %gn.next = select i1 %grow.n, i64 %gn2, i64 %gn
+  %gm.next = select i1 %grow.n, i64 %gm, i64 %gm2
+  br label %grow
+grown:
+  %several = icmp sge i64 %count, 2
   %split = and i1 %several, ${split}
   br i1 %split, label %tiles, label %whole
 whole:
@@ -146,9 +172,9 @@ tiles:
   %f13 = getelementptr %${p}gemm_tiles, ptr %ctx, i32 0, i32 13
   store ${I} %ldc, ptr %f13
   %f14 = getelementptr %${p}gemm_tiles, ptr %ctx, i32 0, i32 14
-  store i64 %tiles0, ptr %f14
+  store i64 %gm, ptr %f14
   %f15 = getelementptr %${p}gemm_tiles, ptr %ctx, i32 0, i32 15
-  store i1 %rows, ptr %f15
-  call void @irgrad_parallel_for(ptr @_irgrad_tile_${p}gemm, ptr %ctx, i64 %tiles0)
+  store i64 %gn, ptr %f15
+  call void @irgrad_parallel_for(ptr @_irgrad_tile_${p}gemm, ptr %ctx, i64 %count)
   ret void
 }
