@@ -10,8 +10,9 @@ irgrad loads the same file a second time under another name: glibc's `dlopen` sh
 by path and by file identity, so a copy is a separate instance with its own thread count, set
 to one before its constructor runs (OPENBLAS_NUM_THREADS, read at load). numpy keeps its own.
 
-Where the copy lives: `$IRGRAD_CACHE_DIR/blas/` (written once, atomically, checked by size and
-modification time against the original), else an in-memory file (`memfd_create`).
+Where the copy lives: `blas/` in the compile cache's folder when that can be trusted (written
+once, atomically, checked by size and modification time against the original), else an
+in-memory file (`memfd_create`). Eviction (cache.evict) leaves subfolders alone.
 `IRGRAD_BLAS_THREADS=library` skips all this and shares the library with numpy, threads and all.
 """
 
@@ -56,7 +57,7 @@ def _copy(path: str) -> str | None:
         source = os.stat(path)
     except OSError:
         return None
-    folder = cache.cache_dir()
+    folder = cache.trusted_folder()
     if folder is not None:
         target = os.path.join(str(folder), "blas", os.path.basename(path))
         try:
