@@ -1,7 +1,8 @@
 """`make bench`: the workloads W1-W7 of ../shared/benchmarks.md, irgrad side by side with numpy
 (by hand), PyTorch eager, torch.compile and jax.jit, in ONE table (rows: workloads; columns:
 the frameworks, then irgrad / best peer), the machine's limits, the speed goals of issue 5
-(met or missed), then the autodiff cost figures (autodiff_cost.py).
+(met or missed), then the autodiff cost figures (autodiff_cost.py) and the steps beside busy
+processes (contention.py, which starts its own process per framework).
 
 Speed goals live here, never in timed tests. Each benchmark script runs once per framework,
 each in a process of its own, with 2 threads (workloads.py sets OMP/OPENBLAS/MKL_NUM_THREADS
@@ -56,6 +57,7 @@ SCRIPTS = [
     ("distributed_layouts.py", [], {"distributed"}, False),
     ("distributed.py", [], {"W8"}, False),
     ("compile_scaling.py", ["--quick"], {"compile"}, False),
+    ("contention.py", ["--steps", "100", "--repeats", "1"], {"contention"}, False),  # its own child per framework
 ]
 """Each framework is measured in a process of its own: in a shared process one framework's
 idle thread pools (OpenMP workers spinning after torch's last op, XLA's pool) take cycles from
@@ -342,7 +344,7 @@ def _kept_sections(path: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="also write the table, limits and log to this Markdown file")
-    parser.add_argument("--only", help="comma-separated workloads (W1..W7, vmap, attention, linalg, limits, autodiff, distributed, W8, compile)")
+    parser.add_argument("--only", help="comma-separated workloads (W1..W7, vmap, attention, linalg, limits, autodiff, distributed, W8, compile, contention)")
     opts = parser.parse_args()
     only = set(opts.only.split(",")) if opts.only else None
     wait_s = float(os.environ.get("BENCH_WAIT_QUIET", "0"))

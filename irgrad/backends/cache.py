@@ -71,6 +71,12 @@ def _trusted(folder: Path) -> bool:
     return True
 
 
+def trusted_folder() -> Path | None:
+    """The cache folder, created private, when it can be trusted with this user's code (None:
+    caching off, or the folder is another user's or writable by others)."""
+    return _folder(create=True)
+
+
 def _folder(create: bool) -> Path | None:
     """The cache folder when it can be trusted (made private, 0700, when `create`)."""
     folder = cache_dir()

@@ -93,14 +93,12 @@ def _share_cores(world: Any) -> None:
         return
     from mpi4py import MPI
 
+    from irgrad.backends.cpu.threads import usable_cpus
+
     local = world.Split_type(MPI.COMM_TYPE_SHARED)
     per_host = local.Get_size()
     local.Free()
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
-    os.environ["IRGRAD_NUM_THREADS"] = str(max(1, cores // per_host))
+    os.environ["IRGRAD_NUM_THREADS"] = str(max(1, usable_cpus() // per_host))
 
 
 def _report_and_abort(world: Any, kind: type[BaseException], error: BaseException, tb: Any) -> None:

@@ -6,8 +6,10 @@ module defines them once per process, before any such code is compiled or loaded
 
 - BLAS: the CBLAS library numpy itself uses (numpy's wheels bundle OpenBLAS, whose symbols
   are `scipy_cblas_sgemm64_` with 64-bit integers), found among the libraries the process has
-  loaded, next to numpy, or by name (`openblas`, `cblas`, `blas`). Sharing numpy's copy means
-  one thread pool and the thread count numpy obeys (OPENBLAS_NUM_THREADS, threadpoolctl).
+  loaded, next to numpy, or by name (`openblas`, `cblas`, `blas`); called through a private
+  single-threaded instance of it (private_blas.py), large products split into tiles on
+  irgrad's thread pool (shims/blas/split.ll), so one pool schedules all of irgrad's threads.
+  $IRGRAD_BLAS_THREADS=library calls the library itself, with its own threads.
 - A small shim compiled by LLVM (shims/blas/) adapts the call (row-major order, transpose
   enums, 32- or 64-bit integers) and routes what BLAS would reject (empty sizes, leading
   dimensions below the row length, sizes a 32-bit BLAS cannot take) to its loop nest.
@@ -31,9 +33,11 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
+from irgrad.backends.cpu.private_blas import load_private, wanted as private_wanted
 from irgrad.backends.cpu.process import initialize
 from irgrad.backends.cpu.runtime_objects import define_symbols, runtime_engine
 from irgrad.backends.cpu.shims import template
+from irgrad.backends.cpu.threads import install_thread_pool
 
 CBLAS_ROW_MAJOR = 101
 CBLAS_NO_TRANS = 111
@@ -46,6 +50,12 @@ _SYMBOLS = (
     ("scipy_cblas_sgemm", "scipy_cblas_dgemm", 32),
     ("cblas_sgemm", "cblas_dgemm", 32),
 )
+TILE_WORK = 1 << 22
+"""A product is split into about m*n*k / TILE_WORK tiles (a power-of-two grid of at most
+MAX_TILES, strips at least MIN_STRIP rows or columns wide) that the pool's threads claim one
+at a time. Wide strips: each tile packs its rows of A and columns of B again."""
+MAX_TILES = 16
+MIN_STRIP = 128
 _LIBRARY_NAME = re.compile(r"(openblas|mkl_rt|blis|flexiblas|cblas|libblas)[^/]*\.(so|dylib)", re.I)
 
 
@@ -59,6 +69,14 @@ class BlasInfo:
     int_bits: int | None
     reason: str
     """Why this one (or why no library)."""
+    private_copy: str | None = None
+    """The path the single-threaded private instance was loaded from (private_blas.py), or
+    None when the library itself is called, with its own threads."""
+
+    @property
+    def loaded_path(self) -> str | None:
+        """The file irgrad's calls go to: the private copy, else the library."""
+        return self.private_copy or self.library
 
     @property
     def uses_library(self) -> bool:
@@ -67,7 +85,8 @@ class BlasInfo:
     def describe(self) -> str:
         if self.library is None:
             return f"generated loops ({self.reason})"
-        return f"{os.path.basename(self.library)}: {self.sgemm}/{self.dgemm}, {self.int_bits}-bit ints"
+        threads = "a private single-threaded copy, tiles on irgrad's pool" if self.private_copy else "its own threads"
+        return f"{os.path.basename(self.library)}: {self.sgemm}/{self.dgemm}, {self.int_bits}-bit ints, {threads}"
 
 
 _info: BlasInfo | None = None
@@ -120,11 +139,12 @@ def candidates() -> Iterator[str]:
             yield path
 
 
-def _resolve(path: str) -> tuple[int, int, str, str, int] | None:
-    try:
-        library = ctypes.CDLL(path)
-    except OSError:
-        return None
+def _resolve(path: str, library: ctypes.CDLL | None = None) -> tuple[int, int, str, str, int] | None:
+    if library is None:
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            return None
     for sgemm, dgemm, bits in _SYMBOLS:
         try:
             s = ctypes.cast(getattr(library, sgemm), ctypes.c_void_p).value
@@ -136,10 +156,14 @@ def _resolve(path: str) -> tuple[int, int, str, str, int] | None:
     return None
 
 
-def _shim_ir(bits: int | None) -> str:
+def _shim_ir(bits: int | None, split: bool = False) -> str:
     """The shim (shims/blas/): per precision the loop nest and the entry point, which calls
     the library (with `bits`-bit integers) where BLAS accepts the arguments; None: no library."""
-    parts = ["declare i64 @llvm.smax.i64(i64, i64)", "declare ptr @malloc(i64)", "declare void @free(ptr)"]
+    parts = ["declare i64 @llvm.smax.i64(i64, i64)", "declare i64 @llvm.smin.i64(i64, i64)",
+             "declare ptr @malloc(i64)", "declare void @free(ptr)"]
+    if bits is not None:
+        parts += ["declare void @irgrad_parallel_for(ptr, ptr, i64)", "declare i64 @llvm.ctlz.i64(i64, i1)",
+                  template("blas/tile_edge.ll").template]
     for p, t in (("s", "float"), ("d", "double")):
         parts.append(template("blas/loops.ll").substitute(p=p, T=t))
         if bits is None:
@@ -154,6 +178,9 @@ def _shim_ir(bits: int | None) -> str:
             enums = {"trans": CBLAS_TRANS, "no_trans": CBLAS_NO_TRANS, "row_major": CBLAS_ROW_MAJOR}
             fields = {"p": p, "T": t, "I": ity, "cast": "trunc" if bits < 64 else "bitcast", **enums}
             swap = template("blas/swap_nt.ll").substitute(fields) if p == "s" else ""
+            parts.append(template("blas/split.ll").substitute(
+                fields, widen="sext" if bits < 64 else "bitcast", tile_work=TILE_WORK,
+                max_tiles=MAX_TILES, min_strip=MIN_STRIP, split="true" if split else "false"))
             library_call = (
                 template("blas/library_args.ll").substitute(fields)
                 + swap
@@ -186,9 +213,15 @@ def _choose() -> tuple[BlasInfo, tuple[int, int] | None]:
     for path in paths:
         found = _resolve(path)
         if found is not None:
-            s, d, sname, dname, bits = found
             how = "IRGRAD_BLAS" if setting else "numpy's BLAS" if "numpy" in path else "found by name"
-            return BlasInfo(path, sname, dname, bits, how), (s, d)
+            private = load_private(path) if private_wanted() else None
+            if private is not None:
+                copy_found = _resolve(private[0], private[1])
+                if copy_found is not None:
+                    found = copy_found
+            s, d, sname, dname, bits = found
+            instance = private[0] if private is not None else None
+            return BlasInfo(path, sname, dname, bits, how, instance), (s, d)
     reason = f"IRGRAD_BLAS={setting} has no CBLAS sgemm/dgemm" if setting else "no CBLAS library found"
     return BlasInfo(None, None, None, None, reason), None
 
@@ -208,6 +241,7 @@ def install_blas() -> None:
 def _install() -> None:
     global _info, _engine
     info, addresses = _choose()
+    install_thread_pool()  # the split products call irgrad_parallel_for
     if addresses is not None:
         llvm.add_symbol("_irgrad_rt_cblas_sgemm", addresses[0])
         llvm.add_symbol("_irgrad_rt_cblas_dgemm", addresses[1])
@@ -216,7 +250,7 @@ def _install() -> None:
     # entry is a few compares before the library call: LLVM's -O0 compiles the shim far
     # faster than -O2 or -O3, a cost every process pays on its first GEMM.
     _engine = compile_shim(
-        _shim_ir(info.int_bits),
+        _shim_ir(info.int_bits, split=info.private_copy is not None),
         ("irgrad_blas_sgemm", "irgrad_blas_dgemm"),
         level=0 if info.uses_library else 3,
         vectorize=not info.uses_library,

@@ -118,12 +118,13 @@ def _resolve(path: str) -> Resolved | None:
 
 
 def _candidates() -> Iterator[str]:
-    """The library blas.py chose first (one OpenBLAS, one thread pool), then blas.py's search."""
-    chosen = blas_info().library
-    if chosen is not None:
-        yield chosen
+    """The library blas.py chose first (its single-threaded private copy where it made one: one
+    OpenBLAS, one thread pool), then blas.py's search."""
+    info = blas_info()
+    if info.loaded_path is not None:
+        yield info.loaded_path
     for path in blas_candidates():
-        if path != chosen:
+        if path not in (info.library, info.loaded_path):
             yield path
 
 
@@ -136,7 +137,9 @@ def choose() -> tuple[LapackInfo, Resolved | None]:
     for path in paths:
         found = _resolve(path)
         if found is not None:
-            how = "IRGRAD_LAPACK" if setting else "numpy's BLAS" if "numpy" in path else "found by name"
+            chosen = blas_info()
+            how = ("IRGRAD_LAPACK" if setting else f"the GEMM library ({chosen.reason})" if path == chosen.loaded_path
+                   else "numpy's BLAS" if "numpy" in path else "found by name")
             names = tuple(name for entry in ENTRY_POINTS for _, name, _ in found.routines.get(entry, ()))
             fallbacks = tuple(entry for entry in ENTRY_POINTS if entry not in found.routines)
             return LapackInfo(path, names, found.bits, how, fallbacks), found

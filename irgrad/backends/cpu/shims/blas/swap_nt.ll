@@ -28,7 +28,7 @@ swap.alloc:
   %tmp.null = icmp eq ptr %tmp, null
   br i1 %tmp.null, label %direct, label %swap
 swap:
-  call void @_irgrad_rt_cblas_sgemm(i32 ${row_major}, i32 ${no_trans}, i32 ${trans}, ${I} %in, ${I} %im, ${I} %ik,
+  call void @_irgrad_split_sgemm(i32 ${row_major}, i32 ${no_trans}, i32 ${trans}, ${I} %in, ${I} %im, ${I} %ik,
         float %alpha, ptr %b, ${I} %ildb, ptr %a, ${I} %ilda, float 0.0, ptr %tmp, ${I} %im)
   %beta0 = fcmp oeq float %beta, 0.0
   br label %t.i.cond
