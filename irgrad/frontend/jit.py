@@ -15,6 +15,7 @@ import inspect
 import os
 import sys
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -433,14 +434,24 @@ def _gpu_compile(program: Program) -> Any:
     return compiled
 
 
-def _disk_key(program: Program, fast_math: bool | str = False) -> str:
-    from irgrad.backends.cache import cache_key
-    from irgrad.backends.cpu import host_target
-    from irgrad.pipelines import cpu_steps
+_DISK_KEYS: weakref.WeakKeyDictionary[Program, dict[Any, str]] = weakref.WeakKeyDictionary()
 
-    target = host_target()
-    pipeline = ",".join(spec for _, spec in cpu_steps(fast_math))
-    return cache_key(program.cache_text(), pipeline, repr(target))
+
+def _disk_key(program: Program, fast_math: bool | str = False) -> str:
+    """The program's disk-cache key, hashed once per program and fast-math setting: a cold
+    compile asks for it twice (the lookup that misses, the store), and printing the module to
+    hash it is a few percent of a small program's compile."""
+    keys = _DISK_KEYS.setdefault(program, {})
+    key = keys.get(fast_math)
+    if key is None:
+        from irgrad.backends.cache import cache_key
+        from irgrad.backends.cpu import host_target
+        from irgrad.pipelines import cpu_steps
+
+        target = host_target()
+        pipeline = ",".join(spec for _, spec in cpu_steps(fast_math))
+        key = keys[fast_math] = cache_key(program.cache_text(), pipeline, repr(target))
+    return key
 
 
 def _from_disk_cache(program: Program, fast_math: bool | str = False) -> Compiled | None:
