@@ -432,6 +432,7 @@ register_pass(
 )
 register_pass("convert-gpu-to-nvvm", lazy("irgrad.lowering.gpu.gpu_to_nvvm", "ConvertGpuToNVVMPass"))
 register_pass("test-miscompile", lazy("irgrad.transforms.test_miscompile", "TestMiscompilePass"))
+register_pass("view-op-graph", lazy("irgrad.analysis.view_op_graph", "ViewOpGraphPass"))
 register_pass(
     "linalg-fuse-elementwise",
     lazy("irgrad.lowering.nn_to_linalg.linalg_fuse_elementwise", "LinalgFuseElementwisePass"),

@@ -27,6 +27,7 @@ from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
 from irgrad.autodiff.activity import Activity, analyze, captured_values
+from irgrad.autodiff.adjoint_locations import adjoint_location
 from irgrad.autodiff.builder import RuleBuilder, or_zeros
 from irgrad.autodiff.errors import RuleContractError
 from irgrad.autodiff.protocol import DeriverProtocol
@@ -64,10 +65,10 @@ def build_vjp(
     cts_in = target.args[len(source.args) :]
     adjoints = _reverse_sweep(b, ops, activity, terminator, cts_in, seeds, forward_ops, saved, value_map)
 
-    b.at(terminator.location)
+    b.at(adjoint_location(terminator))
     gradients = [or_zeros(b, adjoints.get(source.args[i]), source.args[i]) for i in wrt]
     results = [value_map.get(value, value) for value in terminator.arguments]
-    b.emit(func.ReturnOp(*results, *gradients))
+    b.emit(func.ReturnOp(*results, *gradients)).location = terminator.location
 
 
 def _forward_sweep(
@@ -127,7 +128,7 @@ def _reverse_sweep(
             adjoint.name_hint = f"{value.name_hint}_bar"  # the adjoint x-bar, for readers of the IR
         adjoints[value] = adjoint
 
-    b.at(terminator.location)
+    b.at(adjoint_location(terminator))
     for index, (value, ct) in enumerate(zip(terminator.operands, cts_in, strict=True)):
         if activity.is_active(value) and (seeds is None or index in seeds):
             accumulate(value, ct)
@@ -140,7 +141,7 @@ def _reverse_sweep(
             continue  # every use of its results blocked the cotangent (a comparison, say)
         inputs = [*op.operands, *captured_values(op.regions)]
         needs = _needs(activity, op)
-        b.at(op.location, needs)
+        b.at(adjoint_location(op), needs)  # marks the op's adjoint code (adjoint_locations.py)
         b.captured = _captured(op, value_map)
         b.saved = saved.get(op)
         rule = VJP_RULES[type(op)]

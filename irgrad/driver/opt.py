@@ -15,7 +15,8 @@ It is xDSL's `xdsl-opt` (every flag of it: `-p`, `-t`, `-o`, `--split-input-file
 - no Python traceback for bad input, a bad command line or a bad pipeline: a diagnostic on
   stderr and exit code 1; a bug in a pass is an `internal error` with exit code 2 (rerun with
   IRGRAD_TRACEBACK=1 to see the traceback);
-- with `--split-input-file`, an error in one chunk is reported and the next chunk still runs.
+- with `--split-input-file`, an error in one chunk is reported and the next chunk still runs;
+- `--view-op-graph[=options]`: the resulting module's graph as Graphviz DOT instead of its IR.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ from irgrad.diagnostics import (
     verify_module,
 )
 from irgrad.driver import expected_diagnostics as expected
-from irgrad.driver.opt_arguments import TOOL, CommandLineError, register_arguments
+from irgrad.driver.opt_arguments import TOOL, CommandLineError, register_arguments, spell_out_flags
 from irgrad.driver.pass_instrumentation import IRPrinter, PassStatistics, PassTimer
 from irgrad.driver.pass_pipeline import (
     Instrumentation,
@@ -103,6 +104,9 @@ class IrgradOptMain(xDSLOptMain):
         self.timer: PassTimer | None = None
         self.statistics: PassStatistics | None = None
         self.instrumentations: list[Instrumentation] = [_CurrentPass(self)]
+        self.graph_pass: ModulePass | None = None
+        """The view-op-graph pass whose DOT `--view-op-graph` prints instead of the module."""
+        args = spell_out_flags(sys.argv[1:] if args is None else args)
         super().__init__(description="irgrad modular optimizer driver", args=args)
 
     # -- registration -------------------------------------------------------------------
@@ -144,6 +148,8 @@ class IrgradOptMain(xDSLOptMain):
         for warning in caught:
             print(f"{TOOL}: warning: {warning.message}", file=sys.stderr)
         self.pipeline = PassPipeline(tuple(self.op_pipeline.passes()))
+        if args.view_op_graph is not None:
+            self.graph_pass = _view_op_graph_pass(args.view_op_graph, args.target)
         if args.dump_pass_pipeline:
             print(f"Pass Manager with {self.op_pipeline.pass_count()} passes:", file=sys.stderr)
             print(self.op_pipeline.textual(), file=sys.stderr)
@@ -295,6 +301,8 @@ class IrgradOptMain(xDSLOptMain):
         """The module in the `-t` target's format."""
         start = time.perf_counter()
         try:
+            if self.graph_pass is not None:
+                return self.graph_pass.graph(module).to_dot()  # type: ignore[attr-defined]
             if parse_spec(self.args.target).name == "llvm":
                 # xDSL's llvm target reports bad input without a location (or as a TypeError).
                 from irgrad.backends.cpu.translate import check_translatable
@@ -421,6 +429,17 @@ class IrgradOptMain(xDSLOptMain):
         for problem in problems:
             print(problem, file=sys.stderr)
         return bool(problems)
+
+
+def _view_op_graph_pass(options: str, target: str) -> ModulePass:
+    """The view-op-graph pass `--view-op-graph=<options>` asks for (its options checked as in `-p`)."""
+    if parse_spec(target).name != "mlir":
+        raise CommandLineError(f"--view-op-graph prints the graph instead of the module: drop -t {target}")
+    graph_pass = registry.build_pipeline(f"view-op-graph{{{options}}}" if options.strip() else "view-op-graph").passes[0]
+    if getattr(graph_pass, "output", ""):
+        raise CommandLineError("--view-op-graph writes the graph where the module would go: "
+                               "give the file with -o, not output=")
+    return graph_pass
 
 
 def _ptx_target() -> type:

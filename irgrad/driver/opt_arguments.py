@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import NoReturn
 
 from irgrad.diagnostics import IrgradError
@@ -75,10 +75,29 @@ def register_arguments(arg_parser: argparse.ArgumentParser, is_pass: Callable[[s
         "the first pass that changes their results",
     )
     arg_parser.add_argument(
+        VIEW_OP_GRAPH,
+        nargs="?",
+        const="",
+        default=None,
+        metavar="OPTIONS",
+        help="Print the computation graph of the resulting module as Graphviz DOT instead of its IR, on "
+        "stdout or to -o; options as the view-op-graph pass takes them, space-separated: "
+        "--view-op-graph='max-label-len=40 max-depth=1'",
+    )
+    arg_parser.add_argument(
         "--gpu-arch",
         default="sm_80",
         help="GPU architecture the ptx target compiles for (default sm_80)",
     )
+
+
+VIEW_OP_GRAPH = "--view-op-graph"
+
+
+def spell_out_flags(argv: Sequence[str]) -> list[str]:
+    """A bare `--view-op-graph` as `--view-op-graph=`: it takes options only after `=`, as mlir-opt's
+    pass flags do, so `--view-op-graph model.mlir` leaves `model.mlir` the input file."""
+    return [f"{arg}=" if arg == VIEW_OP_GRAPH else arg for arg in argv]
 
 
 def _option_strings(arg_parser: argparse.ArgumentParser) -> Iterable[str]:
