@@ -1,7 +1,8 @@
 """Ahead-of-time stages, as in JAX: `ig.jit(f).lower(*args)` -> `Lowered` -> `.compile()`.
 
 `Lowered` holds the IR after each step of the CPU pipeline (`as_text(stage)` for `nn`,
-`autodiff`, `linalg`, `bufferized`, `loops`, `llvm`, `llvm-ir`) and how long each step took.
+`autodiff`, `linalg`, `bufferized`, `loops`, `llvm`, `llvm-ir`; `graph(stage)` draws it) and how
+long each step took.
 `Compiled` is fixed to one signature: a call with another pytree structure, shape or dtype
 raises an error naming the argument before any generated code runs.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from io import StringIO
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -19,6 +20,9 @@ from xdsl.printer import Printer
 
 from irgrad.tracing.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
 from irgrad.tracing.tracer import Program, ShapeDtype
+
+if TYPE_CHECKING:
+    from irgrad.analysis.op_graph import OpGraph
 
 STAGE_NAMES = ("nn", "autodiff", "linalg", "bufferized", "loops", "llvm", "llvm-ir")
 
@@ -81,11 +85,26 @@ class Lowered:
 
                 self._llvm_ir = str(to_llvm_ir(self.modules["llvm"].clone()))
             return self._llvm_ir
+        return _print(self._module(stage))
+
+    def graph(self, stage: str = "nn", **options: Any) -> OpGraph:
+        """The computation graph of the IR at `stage` (irgrad/analysis/op_graph.py), to draw with
+        `.to_dot()` or `.to_svg()`; the inputs carry the Python argument names, and from stage
+        "autodiff" on a gradient's adjoint ops stand apart from the primal ones. `options` are
+        op_graph's: `max_depth`, `max_label_len`, `print_attrs`, ..."""
+        from irgrad.analysis.op_graph import op_graph
+
+        if stage == "llvm-ir":
+            raise ValueError(f"stage 'llvm-ir' is LLVM's text, not IR to draw; stages: {', '.join(STAGE_NAMES[:-1])}")
+        entry = self.program.entry
+        return op_graph(self._module(stage), name=entry, arg_names={entry: _arg_names(self.program)}, **options)
+
+    def _module(self, stage: str) -> ModuleOp:
         if stage not in STAGE_NAMES:
             raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGE_NAMES)}")
         if stage not in self.modules:
             raise ValueError(f"stage {stage!r} was not kept (Lowered(..., keep_stages=False))")
-        return _print(self.modules[stage])
+        return self.modules[stage]
 
     def compile(self) -> Compiled:
         from irgrad.backends.cpu import compile_module
