@@ -6,9 +6,10 @@ language and `.to_svg()` has graphviz's `dot` draw it. It draws what MLIR's -vie
 - an op is a node labelled with its name, its result types (shape and dtype) and its attributes, each
   cut to `max_label_len` characters; a function argument is an input node with its Python name;
 - a function is a cluster; where the reverse sweep emitted adjoint code (the locations of
-  autodiff/adjoint_locations.py), its ops stand in two clusters, "primal" and "adjoint", and each
-  adjoint op is tied to the primal op it came from by a dashed edge, or, where that op is gone (DCE
-  drops the forward values a gradient does not need), by a label line `adjoint of nn.sin`;
+  autodiff/adjoint_locations.py), its ops stand apart in clusters "primal", "adjoint" and, for code
+  that uses the adjoints (an optimizer's update), "downstream of the adjoint"; each adjoint op is tied
+  to the primal op it came from by a dashed edge, or, where that op is gone (DCE drops the forward
+  values a gradient does not need), by a label line `adjoint of nn.sin`;
 - an op with regions (scf.for, linalg.generic) is one node saying how many ops its body holds unless
   `max_depth` opens it as a cluster of its own, so a large program reads as its calls and loops;
 - node ids are `v0, v1, ...` in walk order and clusters `cluster_0, ...`: the same module always gives
@@ -30,9 +31,10 @@ from xdsl.printer import Printer
 
 from irgrad.autodiff.adjoint_locations import adjoint_origin
 
-PRIMAL, ADJOINT = "primal", "adjoint"
+PRIMAL, ADJOINT, DOWNSTREAM = "primal", "adjoint", "downstream"
 _HIDDEN_ATTRIBUTES = ("operandSegmentSizes", "resultSegmentSizes", "sym_visibility")
-_FILL = {PRIMAL: "#e8f0fe", ADJOINT: "#fdecea"}
+_FILL = {PRIMAL: "#e8f0fe", ADJOINT: "#fdecea", DOWNSTREAM: "#eaf5ea"}
+_PART_LABELS = {PRIMAL: "primal", ADJOINT: "adjoint", DOWNSTREAM: "downstream of the adjoint"}
 _TIE_COLOR = "#c0392b"
 
 
@@ -52,7 +54,8 @@ class Node:
     label: str
     """The text drawn, one line per `\\n`."""
     role: str = PRIMAL
-    """PRIMAL, or ADJOINT for an op the reverse sweep emitted."""
+    """ADJOINT for an op the reverse sweep emitted, DOWNSTREAM for one that uses adjoint values (an
+    optimizer's update of the parameters), else PRIMAL."""
     adjoint_of: str | None = None
     """For an adjoint op: the name of the primal op it came from."""
     body_ops: int = 0
@@ -74,7 +77,7 @@ class Cluster:
 
     id: str
     kind: str
-    """"function", PRIMAL, ADJOINT, "region" or "block"."""
+    """"function", PRIMAL, ADJOINT, DOWNSTREAM, "region" or "block"."""
     label: str
     nodes: list[str] = field(default_factory=list)
     clusters: list[Cluster] = field(default_factory=list)
@@ -275,7 +278,7 @@ class _Builder:
         roles = _roles(ops)
         parts: dict[str, Cluster] = {}
         if split and ADJOINT in roles.values():
-            parts = {PRIMAL: self._cluster(PRIMAL, PRIMAL), ADJOINT: self._cluster(ADJOINT, ADJOINT)}
+            parts = {role: self._cluster(role, _PART_LABELS[role]) for role in (PRIMAL, ADJOINT, DOWNSTREAM)}
         first_op = None
         for op in ops:
             role = roles[op]
@@ -283,7 +286,7 @@ class _Builder:
             part = cluster if is_return or not parts else parts[role]
             node = self.op(op, part.nodes, part.clusters, depth, role)
             first_op = first_op or node
-        for role in (PRIMAL, ADJOINT):
+        for role in (PRIMAL, ADJOINT, DOWNSTREAM):
             if role in parts and (parts[role].nodes or parts[role].clusters):
                 cluster.clusters.append(parts[role])
         self.block_entry[block] = first_arg or first_op or ""
@@ -381,14 +384,26 @@ class _Builder:
 
 
 def _roles(ops: Sequence[Operation]) -> dict[Operation, str]:
-    """PRIMAL or ADJOINT for each op: marked ops are adjoint, and so is an unmarked op without operands
-    (a constant, the seed 1.0 of a gradient) whose results only adjoint ops use."""
-    roles = {op: ADJOINT if adjoint_origin(op.location) is not None else PRIMAL for op in ops}
+    """The role of each op of a block: the marked ops are ADJOINT; an unmarked op that uses an ADJOINT or
+    DOWNSTREAM value is DOWNSTREAM (the forward sweep never does: it comes first); an unmarked op without
+    operands (a constant, a gradient's seed 1.0) that only non-primal ops use goes with them; the rest is
+    PRIMAL. The return is the function's own, in no part."""
+    roles: dict[Operation, str] = {}
+    for op in ops:
+        if adjoint_origin(op.location) is not None:
+            roles[op] = ADJOINT
+        elif not isinstance(op, func.ReturnOp) and any(
+            roles.get(operand.owner) in (ADJOINT, DOWNSTREAM) for operand in op.operands  # type: ignore[arg-type]
+        ):
+            roles[op] = DOWNSTREAM
+        else:
+            roles[op] = PRIMAL
     for op in reversed(ops):
         if roles[op] == PRIMAL and not op.operands and not op.regions and op.results:
-            users = [use.operation for result in op.results for use in result.uses]
-            if users and all(roles.get(user) == ADJOINT for user in users):
-                roles[op] = ADJOINT
+            users = [use.operation for result in op.results for use in result.uses
+                     if not isinstance(use.operation, func.ReturnOp)]
+            if users and all(roles.get(user) in (ADJOINT, DOWNSTREAM) for user in users):
+                roles[op] = ADJOINT if any(roles.get(user) == ADJOINT for user in users) else DOWNSTREAM
     return roles
 
 
@@ -439,4 +454,4 @@ def op_graph(
     return graph
 
 
-__all__ = ["ADJOINT", "PRIMAL", "Cluster", "Edge", "GraphvizNotFoundError", "Node", "OpGraph", "op_graph"]
+__all__ = ["ADJOINT", "DOWNSTREAM", "PRIMAL", "Cluster", "Edge", "GraphvizNotFoundError", "Node", "OpGraph", "op_graph"]

@@ -12,7 +12,7 @@ import pytest
 
 import irgrad as ig
 from irgrad.analysis import op_graph as op_graph_module
-from irgrad.analysis.op_graph import ADJOINT, PRIMAL, GraphvizNotFoundError
+from irgrad.analysis.op_graph import ADJOINT, DOWNSTREAM, PRIMAL, GraphvizNotFoundError
 
 
 def f(x):
@@ -133,6 +133,25 @@ def test_value_and_grad_graph_draws_primal_and_adjoint_apart_with_ties():
     # The unmarked seed 1.0 only feeds adjoint ops: it is drawn in the adjoint part.
     seeds = [n for n in ids_of(dot, "nn.full") if "1.000000e+00" in label[n]]
     assert seeds and all(n in adjoint for n in seeds)
+
+
+def test_code_that_uses_the_gradient_stands_downstream():
+    """A step w - 0.1 * dloss/dw: the update uses adjoint values, so it is neither primal nor adjoint."""
+
+    def step(w):
+        value, grad = ig.value_and_grad(loss)(w)
+        return w - 0.1 * grad, value
+
+    graph = ig.jit(step).lower(X).graph("autodiff")
+    dot = read_dot(graph.to_dot())
+    assert dot["children"]["@step"] == [PRIMAL, ADJOINT, "downstream of the adjoint"]
+    downstream = graph.members(graph.cluster(DOWNSTREAM))
+    assert sorted(graph.nodes[n].op_name for n in downstream if graph.nodes[n].op_name != "nn.full") == [
+        "nn.mul", "nn.sub"]
+    assert all(graph.nodes[n].role == DOWNSTREAM for n in downstream)
+    (sub,) = [n for n in downstream if graph.nodes[n].op_name == "nn.sub"]
+    (x,) = [n for n in graph.nodes.values() if n.label.startswith("w\n")]
+    assert ("data", x.id) in {(e.kind, e.source) for e in graph.edges if e.target == sub}
 
 
 def test_gradient_alone_labels_adjoint_ops_with_their_primal_op():
