@@ -4,12 +4,14 @@ whole training step (forward, IR-level backward, Adam update) compiled as one CP
 1. examples/mlp.mlir verified and canonicalized by irgrad-opt, run by irgrad-run.
 2. scikit-learn's handwritten digits (8x8 images, 10 classes): an MLP trained with
    `ig.jit(train_step, backend="cpu")`, with a progress bar, the test accuracy, a loss-curve
-   PNG, and the step's IR at every stage of the lowering written under build/demo/.
+   PNG, the step's IR at every stage of the lowering and its forward and backward graphs
+   written under build/demo/.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -110,6 +112,7 @@ def train_digits() -> None:
         suffix = "ll" if stage == "llvm-ir" else "mlir"
         with open(os.path.join(OUT, f"train_step.{stage}.{suffix}"), "w") as f:
             f.write(lowered.as_text(stage))
+    write_graphs(lowered)
     stats = compiled.stats()
     print(f"cold compile {cold:.2f} s: " + ", ".join(f"{k} {v:.2f}" for k, v in stats.items()))
     print(f"the step's IR at each stage is in {os.path.relpath(OUT, ROOT)}/train_step.<stage>.mlir")
@@ -137,6 +140,18 @@ def train_digits() -> None:
     plot_loss(history)
     if test_acc < 0.95:
         raise SystemExit(f"test accuracy {test_acc:.4f} is below the 0.95 goal")
+
+
+def write_graphs(lowered) -> None:
+    """The step's pictures: forward (the traced program) and backward (after autodiff: primal,
+    adjoint and the Adam update apart), as DOT, and as SVG where graphviz's `dot` is installed."""
+    for picture, stage in (("forward", "nn"), ("backward", "autodiff")):
+        graph = lowered.graph(stage)
+        graph.write(os.path.join(OUT, f"train_step_{picture}.dot"))
+        if shutil.which("dot"):
+            graph.write(os.path.join(OUT, f"train_step_{picture}.svg"))
+    drawn = ".dot/.svg" if shutil.which("dot") else ".dot (no SVG: graphviz's `dot` is not installed)"
+    print(f"the step's graphs: {os.path.relpath(OUT, ROOT)}/train_step_{{forward,backward}}{drawn}")
 
 
 def plot_loss(history: list[float]) -> None:
