@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 
-from xdsl.dialects import func
+from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.printer import Printer
@@ -36,6 +36,8 @@ _HIDDEN_ATTRIBUTES = ("operandSegmentSizes", "resultSegmentSizes", "sym_visibili
 _FILL = {PRIMAL: "#e8f0fe", ADJOINT: "#fdecea", DOWNSTREAM: "#eaf5ea"}
 _PART_LABELS = {PRIMAL: "primal", ADJOINT: "adjoint", DOWNSTREAM: "downstream of the adjoint"}
 _TIE_COLOR = "#c0392b"
+_FUNCTIONS = (func.FuncOp, llvm.FuncOp)
+_RETURNS = (func.ReturnOp, llvm.ReturnOp)
 
 
 class GraphvizNotFoundError(RuntimeError):
@@ -246,14 +248,14 @@ class _Builder:
 
     def module(self, module: ModuleOp) -> None:
         for op in module.body.block.ops:
-            if isinstance(op, func.FuncOp):
-                if not op.is_declaration:
+            if isinstance(op, _FUNCTIONS):
+                if op.body.blocks:
                     self.graph.clusters.append(self.function(op))
             else:
                 self.op(op, self.graph.loose, self.graph.clusters, depth=0, role=PRIMAL)
         self._finish_edges()
 
-    def function(self, function: func.FuncOp) -> Cluster:
+    def function(self, function: func.FuncOp | llvm.FuncOp) -> Cluster:
         name = self.function_name = function.sym_name.data
         cluster = self._cluster("function", f"@{name}")
         names = list(self.arg_names.get(name, ()))
@@ -282,7 +284,7 @@ class _Builder:
         first_op = None
         for op in ops:
             role = roles[op]
-            is_return = isinstance(op, func.ReturnOp)
+            is_return = isinstance(op, _RETURNS)
             part = cluster if is_return or not parts else parts[role]
             node = self.op(op, part.nodes, part.clusters, depth, role)
             first_op = first_op or node
@@ -308,14 +310,14 @@ class _Builder:
         origin = adjoint_origin(op.location) if role == ADJOINT else None
         opens = bool(op.regions) and depth < self.options.max_depth
         body_ops = 0 if opens else sum(1 for region in op.regions for _ in region.walk())
-        lines = ["return" if isinstance(op, func.ReturnOp) else op.name]
+        lines = ["return" if isinstance(op, _RETURNS) else op.name]
         if self.options.print_attrs:
             lines += self._attribute_lines(op)
         if self.options.print_result_types:
             lines += [_shorten(_attribute_text(t), self.options.max_label_len) for t in op.result_types]
         if body_ops:
             lines.append(f"body: {body_ops} ops")
-        kind = "output" if isinstance(op, func.ReturnOp) else "op"
+        kind = "output" if isinstance(op, _RETURNS) else "op"
         node = self._node(kind, op.name, "\n".join(lines), role=role,
                           adjoint_of=origin.op_name if origin else None, body_ops=body_ops)
         for result in op.results:
@@ -326,7 +328,7 @@ class _Builder:
             self.successors += [(node, block) for block in op.successors]
         if origin is not None:
             self.adjoint_ops.append((node, op, self.function_name))
-        elif role == PRIMAL and not isinstance(op, func.ReturnOp):
+        elif role == PRIMAL and not isinstance(op, _RETURNS):
             self.primal_ops.setdefault((self.function_name, op.name, op.location), []).append(node)
         if opens:
             region_cluster = self._cluster("region", op.name)
@@ -346,7 +348,7 @@ class _Builder:
     def _attribute_lines(self, op: Operation) -> list[str]:
         lines = []
         for name, value in [*op.properties.items(), *op.attributes.items()]:
-            if name in _HIDDEN_ATTRIBUTES or (isinstance(op, func.FuncOp) and name == "function_type"):
+            if name in _HIDDEN_ATTRIBUTES or (isinstance(op, _FUNCTIONS) and name == "function_type"):
                 continue
             lines.append(f"{name}: {_shorten(_attribute_text(value), self.options.max_label_len)}")
         return lines
@@ -392,7 +394,7 @@ def _roles(ops: Sequence[Operation]) -> dict[Operation, str]:
     for op in ops:
         if adjoint_origin(op.location) is not None:
             roles[op] = ADJOINT
-        elif not isinstance(op, func.ReturnOp) and any(
+        elif not isinstance(op, _RETURNS) and any(
             roles.get(operand.owner) in (ADJOINT, DOWNSTREAM) for operand in op.operands  # type: ignore[arg-type]
         ):
             roles[op] = DOWNSTREAM
@@ -401,7 +403,7 @@ def _roles(ops: Sequence[Operation]) -> dict[Operation, str]:
     for op in reversed(ops):
         if roles[op] == PRIMAL and not op.operands and not op.regions and op.results:
             users = [use.operation for result in op.results for use in result.uses
-                     if not isinstance(use.operation, func.ReturnOp)]
+                     if not isinstance(use.operation, _RETURNS)]
             if users and all(roles.get(user) in (ADJOINT, DOWNSTREAM) for user in users):
                 roles[op] = ADJOINT if any(roles.get(user) == ADJOINT for user in users) else DOWNSTREAM
     return roles

@@ -213,6 +213,10 @@ def test_later_stages_draw_too():
     assert loops.nodes_named("scf.parallel") or loops.nodes_named("scf.for")
     # The adjoint marks ride along through the lowering's rewrites.
     assert lowered.graph("linalg").cluster(ADJOINT)
+    # llvm.func is a function too: a cluster of its blocks, not one collapsed node.
+    llvm_graph = lowered.graph("llvm", print_control_flow_edges=True)
+    assert llvm_graph.cluster("function", "@loss")
+    assert llvm_graph.edges_of("control") and not llvm_graph.nodes_named("llvm.func")
 
 
 def test_svg_without_graphviz_says_how_to_install_it(monkeypatch):
