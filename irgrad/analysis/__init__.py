@@ -1,1 +1,1 @@
-"""Analyses over IR that passes, benchmarks and tests share (cost models, op counts)."""
+"""Analyses over IR that passes, benchmarks and tests share (cost models, op counts, op graphs)."""

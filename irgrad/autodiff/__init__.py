@@ -7,6 +7,7 @@ Layered top down: a module imports only modules listed below it (none imports on
 - deriver.py: `Deriver`, which expands requests and builds, places and caches derived functions;
 - reverse.py / forward.py / batching.py: build `@f_vjp` / `@f_jvp` / `@f_batch` from `@f`;
 - support.py: the checks and errors the reverse and forward builders share;
+- adjoint_locations.py: the location that marks an op of a reverse sweep as the adjoint of a primal op;
 - loops.py / outline.py: tapes and recomputation for loops; regions as functions;
 - activity.py: which values carry derivatives;
 - builder.py: `RuleBuilder`, what rules emit IR with;
