@@ -23,6 +23,7 @@ import numpy as np
 
 from irgrad.tracing.errors import DTypeError, UnsupportedError, user_site
 from irgrad.tracing.pytree import tree_difference, tree_flatten, tree_leaf_names, tree_unflatten
+from irgrad.frontend.compile_log import log_compile
 from irgrad.frontend.stages import Compiled, Lowered
 from irgrad.tracing.tracer import Program, ShapeDtype, Tracer, current_frame, function_name, trace
 
@@ -190,6 +191,7 @@ class Jitted:
         compiled = self._compiled.get(key)
         if compiled is not None:
             return compiled
+        start, reason = time.perf_counter(), self._recompile_reason(key, args)
         program = self.trace(*args)
         compiled = _from_disk_cache(program, self.fast_math)
         if compiled is None:
@@ -197,7 +199,15 @@ class Jitted:
             compiled = lowered.compile()
             _to_disk_cache(program, compiled, self.fast_math)
         self._compiled[key] = compiled
+        log_compile(function_name(self.fn), time.perf_counter() - start, reason)
         return compiled
+
+    def _recompile_reason(self, key: Any, args: tuple[Any, ...]) -> str | None:
+        """Why this function compiles again (None on its first compile): the argument whose
+        shape, dtype or structure differs from the last signature traced."""
+        if not self._compiled or self._last_key is None or self._last_key == key:
+            return None
+        return self._explain(key, self._split(args)[0])
 
     def _call_gpu(self, args: tuple[Any, ...]) -> Any:
         """Compiled to PTX once per signature; runs through pycuda (a clear error without a
@@ -205,8 +215,10 @@ class Jitted:
         key = self.signature(*args)
         compiled = self._compiled.get(key)
         if compiled is None:
+            start, reason = time.perf_counter(), self._recompile_reason(key, args)
             compiled = _gpu_compile(self.trace(*args))
             self._compiled[key] = compiled
+            log_compile(function_name(self.fn), time.perf_counter() - start, reason)
         program = self._programs[key]
         dynamic, _ = self._split(args)
         leaves, _ = tree_flatten(dynamic)
