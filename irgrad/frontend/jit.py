@@ -94,7 +94,7 @@ class Jitted:
         dynamic, static = self._split(args)
         leaves, tree = tree_flatten(dynamic)
         try:
-            return (tree, tuple(ShapeDtype.of(x) for x in leaves), static)
+            return (tree, tuple(ShapeDtype.of_argument(x) for x in leaves), static)
         except DTypeError as err:
             names = [leaf for name, arg in zip(self._param_names(len(dynamic)), dynamic)
                      for leaf in tree_leaf_names(arg, name)]
@@ -125,7 +125,7 @@ class Jitted:
 
             staged.__name__ = function_name(self.fn)
             leaves, tree = tree_flatten(dynamic)
-            avals = [ShapeDtype.of(x) for x in leaves]
+            avals = [ShapeDtype.of_argument(x) for x in leaves]
             start = time.perf_counter()
             program = trace(staged, *tree_unflatten(tree, avals))
             self._trace_seconds[key] = time.perf_counter() - start

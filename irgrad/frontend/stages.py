@@ -170,7 +170,7 @@ class Compiled:
                 x = np.asarray(x)
             elif not isinstance(x, np.ndarray):
                 x = np.asarray(x)
-            if x.shape == aval.shape and x.dtype != aval.dtype and _traces_as(x) == aval.dtype:
+            if x.shape == aval.shape and x.dtype != aval.dtype and _traces_as(x) is aval.dtype:
                 x = x.astype(aval.dtype)  # a narrow int (uint8, int16) traces as int32: widen it here too
             if x.shape != aval.shape or x.dtype != aval.dtype:
                 if not (x.dtype.newbyteorder("=") == aval.dtype and x.shape == aval.shape):
@@ -246,7 +246,8 @@ def avals_of(leaves: Sequence[Any]) -> tuple[ShapeDtype, ...]:
 
 
 def _traces_as(x: np.ndarray) -> np.dtype | None:
-    """The dtype a trace gives an argument like `x` (`dtypes.array_dtype_of`), None if none."""
+    """The dtype a trace gives an argument like `x` (`dtypes.array_dtype_of`), None if none.
+    Compare it with `is`: dtypes are canonical singletons, and numpy's `float64 == None` holds."""
     from irgrad.tracing import dtypes
     from irgrad.tracing.errors import DTypeError
 

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import TensorType
 from irgrad.dialects import autodiff as ad
 from irgrad.tracing import dtypes
 from irgrad.numpy.support import lift
-from irgrad.tracing.tracer import TracedFunction, current_frame, full, function_name
+from irgrad.tracing.tracer import Tracer, TracedFunction, current_frame, full, function_name
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
 from irgrad.tracing.pytree import TreeDef, tree_flatten, tree_unflatten
 from irgrad.numpy.custom_derivatives import call_operands, eager_capable, emit_results, trace_child
@@ -110,6 +110,9 @@ def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has
             op = ad.ValueAndGradOp(callee, operands, positions)
             results = emit_results(op)
             outs, grads = results[:1], results[1:]
+        for k, g in zip(positions, grads):
+            if isinstance(leaves[k], Tracer) and leaves[k].weak:
+                g.frame.mark_weak(g)  # the cotangent of a weakly typed input is weak, as in JAX
         out = tree_unflatten(traced.out_tree, outs)
         grad = tree_unflatten(grad_tree, grads)
         return (out, grad)

@@ -60,16 +60,32 @@ def shape_of(x: Any) -> tuple[int, ...]:
     return np.shape(x)
 
 
+def is_weak(x: Any) -> bool:
+    """A Python scalar or a weakly typed tracer (`Tracer.weak`): it takes the other operands' dtype."""
+    return is_scalar(x) or (isinstance(x, Tracer) and x.weak)
+
+
+def _as_scalar_kind(x: Any) -> bool | int | float:
+    """A Python scalar of `x`'s kind, which is all that weak promotion looks at."""
+    if is_scalar(x):
+        return x
+    return 1.0 if dtypes.is_float(x.dtype) else True if x.dtype == dtypes.bool_ else 1
+
+
 def result_dtype(*xs: Any) -> np.dtype:
-    """JAX promotion over several operands: strong operands first, then weak Python scalars."""
-    strong = [dtype_of(x) for x in xs if not is_scalar(x)]
-    weak = [x for x in xs if is_scalar(x)]
+    """JAX promotion over several operands: strong operands first, then weak ones (Python
+    scalars and weakly typed tracers)."""
+    strong = [dtype_of(x) for x in xs if not is_weak(x)]
+    weak = [_as_scalar_kind(x) for x in xs if is_weak(x)]
     if not strong:
-        # Only scalars: the widest kind wins, at default width.
+        # Only weak operands: the widest kind wins, at default width, or at full width
+        # (float64, int64) where a weakly typed tracer takes part, so that it stays exact.
         kinds = [dtypes.scalar_dtype(x) for x in weak]
         d = kinds[0]
         for k in kinds[1:]:
             d = dtypes.promote(d, k)
+        if any(isinstance(x, Tracer) for x in xs):
+            d = dtypes.float64 if dtypes.is_float(d) else dtypes.int64 if d in dtypes.INTS else d
         return d
     d = strong[0]
     for s in strong[1:]:
@@ -109,12 +125,21 @@ def operands(op_name: str, *xs: Any, dtype: np.dtype | None = None) -> tuple[lis
     """Lifts, promotes and broadcasts operands of an elementwise op to one shape and dtype."""
     d = dtype if dtype is not None else result_dtype(*xs)
     shape = broadcast_shapes(op_name, *[shape_of(x) for x in xs])
+    all_weak = dtype is None and all(is_weak(x) for x in xs)
     out: list[Tracer] = []
     for x in xs:
         if is_scalar(x):
             out.append(full(shape, x, d))
         else:
-            out.append(broadcast_to(lift(x, d), shape))
+            t = lift(x, d)
+            if all_weak and is_weak(x) and not t.weak:
+                t.frame.mark_weak(t)  # converted to the operands' common kind, still weak
+            b = broadcast_to(t, shape)
+            if not all_weak and b.weak and b.value is not t.value:
+                # Promoted next to a strong operand, the weak value is strong from here on
+                # (jnp's promote_dtypes), also where it is used alone (copysign's |x1|).
+                b.frame.weak_values.discard(b.value)
+            out.append(b)
     return out, d
 
 

@@ -28,7 +28,29 @@ def frame() -> FunctionFrame:
 def _emit(op: Operation) -> Tracer:
     f = frame()
     f.emit(op)
-    return f.wrap(op.results[0])
+    result = f.wrap(op.results[0])
+    if isinstance(op, _WEAK_PRESERVING) and _weak_operands(f, op):
+        f.mark_weak(result)
+    return result
+
+
+def _weak_operands(f: FunctionFrame, op: Operation) -> bool:
+    """JAX's rule: an elementwise or shape op's result is weakly typed when its operands are
+    (splat constants, which is what Python scalars and a function's own constants become, do
+    not count; a select's predicate neither)."""
+    values = op.operands[1:] if isinstance(op, nn.SelectOp) else op.operands
+    weak = False
+    for v in values:
+        if v in f.weak_values:
+            weak = True
+        elif not isinstance(v.owner, nn.FullOp):
+            return False
+    return weak
+
+
+_WEAK_PRESERVING = (
+    nn.ElementwiseUnaryOp, nn.ElementwiseBinaryOp, nn.SelectOp, nn.BroadcastInDimOp, nn.ReshapeOp,
+)
 
 
 def _v(x: Tracer | Any) -> SSAValue:

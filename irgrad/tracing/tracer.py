@@ -44,10 +44,13 @@ class ShapeDtype:
 
     shape: tuple[int, ...]
     dtype: np.dtype
+    # Weakly typed (JAX's weak_type): a Python scalar passed to `ig.jit`, at full width.
+    weak: bool = False
 
-    def __init__(self, shape: Sequence[int], dtype: Any = dtypes.float32):
+    def __init__(self, shape: Sequence[int], dtype: Any = dtypes.float32, weak: bool = False):
         object.__setattr__(self, "shape", tuple(int(d) for d in shape))
         object.__setattr__(self, "dtype", dtypes.canonical(dtype))
+        object.__setattr__(self, "weak", bool(weak))
 
     @property
     def ndim(self) -> int:
@@ -61,7 +64,7 @@ class ShapeDtype:
         if isinstance(value, ShapeDtype):
             return value
         if isinstance(value, Tracer):
-            return ShapeDtype(value.shape, value.dtype)
+            return ShapeDtype(value.shape, value.dtype, value.weak)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
             # A Python scalar takes the default dtype; a numpy scalar (np.float64 is a float
             # subclass) keeps its own, as a 0-d array does.
@@ -69,8 +72,18 @@ class ShapeDtype:
         array = np.asarray(value)
         return ShapeDtype(array.shape, dtypes.array_dtype_of(array))
 
+    @staticmethod
+    def of_argument(value: Any) -> ShapeDtype:
+        """The abstract value of a traced argument: as `of`, except that a Python int or float
+        is weakly typed at full width (int64, float64), so that `ig.jit(f)(3.14159265358979, x)`
+        sees the scalar exactly, as jax.jit does with x64 (a Python bool stays a strong bool)."""
+        if isinstance(value, (int, float)) and not isinstance(value, (bool, np.generic)):
+            return ShapeDtype((), dtypes.int64 if isinstance(value, int) else dtypes.float64, weak=True)
+        return ShapeDtype.of(value)
+
     def __repr__(self) -> str:
-        return f"ShapeDtype({self.shape}, {self.dtype})"
+        weak = ", weak" if self.weak else ""
+        return f"ShapeDtype({self.shape}, {self.dtype}{weak})"
 
 
 class Tracer:
@@ -104,6 +117,11 @@ class Tracer:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def weak(self) -> bool:
+        """Weakly typed (JAX's weak_type), as a Python scalar is (see `ShapeDtype.weak`)."""
+        return self.value in self.frame.weak_values
 
     @property
     def size(self) -> int:
@@ -171,13 +189,21 @@ class FunctionFrame:
         self.captures: list[CapturedValue] = []
         self._capture_index: dict[int, Tracer] = {}
         self.num_params = 0
+        # The values of this function that are weakly typed (`Tracer.weak`).
+        self.weak_values: set[SSAValue] = set()
 
     # -- values ---------------------------------------------------------------------------
 
-    def add_param(self, t: TensorType) -> Tracer:
+    def add_param(self, t: TensorType, weak: bool = False) -> Tracer:
         arg = self.block.insert_arg(t, self.num_params)
         self.num_params += 1
+        if weak:
+            self.weak_values.add(arg)
         return Tracer(arg, self, self.block)
+
+    def mark_weak(self, tracer: Tracer) -> Tracer:
+        self.weak_values.add(tracer.value)  # a value of this frame, now weakly typed
+        return tracer
 
     def resolve(self, tracer: Tracer) -> Tracer:
         """`tracer` made usable in this frame's current scope (capturing it if it is outer)."""
@@ -200,6 +226,8 @@ class FunctionFrame:
         outer = self.parent.resolve(tracer)
         arg = self.block.insert_arg(tracer.type, len(self.block.args))
         inner = Tracer(arg, self, self.block)
+        if outer.weak:
+            self.weak_values.add(arg)
         self.captures.append(CapturedValue(outer, inner))
         self._capture_index[key] = inner
         self._capture_index[id(outer.value)] = inner
@@ -376,23 +404,28 @@ def trace_function(
     module: ModuleOp,
     name: str | None = None,
     in_avals: Sequence[ShapeDtype] | None = None,
+    strong_outputs: bool = False,
 ) -> TracedFunction:
     """Traces `fn(*args)` into a new `func.func` of `module`.
 
     Leaves of `args` (a pytree) become the function's parameters (`in_avals` overrides their
     abstract values). The traced function is a child of the current frame, so closures over
     outer tracers become extra trailing parameters (see `TracedFunction.captures`).
+    With `strong_outputs` (a program's entry), weakly typed results leave at the default
+    dtype (float32, int32), as a Python scalar computation gives them in eager mode.
     """
     leaves, in_tree = tree_flatten(list(args))
     avals = list(in_avals) if in_avals is not None else [ShapeDtype.of(x) for x in leaves]
     frame = FunctionFrame(module, name or function_name(fn), current_frame())
-    params = [frame.add_param(a.tensor_type()) for a in avals]
+    params = [frame.add_param(a.tensor_type(), a.weak) for a in avals]
     _name_params(fn, args, params)
     _state.frames.append(frame)
     try:
         out = fn(*tree_unflatten(in_tree, params))
         out_leaves, out_tree = tree_flatten(out)
         results = [as_tracer(frame, leaf) for leaf in out_leaves]
+        if strong_outputs:
+            results = [_at_default_width(r) if r.weak else r for r in results]
     finally:
         _state.frames.pop()
     func_op = frame.finish(results)
@@ -401,9 +434,18 @@ def trace_function(
         in_tree,
         out_tree,
         avals,
-        [ShapeDtype(r.shape, r.dtype) for r in results],
+        [ShapeDtype(r.shape, r.dtype, r.weak) for r in results],
         [c.outer for c in frame.captures],
     )
+
+
+def _at_default_width(t: Tracer) -> Tracer:
+    """A weakly typed value at its kind's default dtype (float32, int32), strongly typed."""
+    d = dtypes.float32 if dtypes.is_float(t.dtype) else dtypes.int32 if t.dtype in dtypes.INTS else t.dtype
+    if d == t.dtype:
+        return t
+    op = t.frame.emit(nn.ConvertOp(t.value, dtypes.element_type(d)))
+    return t.frame.wrap(op.results[0])
 
 
 # What xDSL accepts as a value name (MLIR's suffix-id, ASCII only, not starting with a digit).
@@ -547,7 +589,7 @@ def trace(fn: Callable[..., Any], *example_args: Any) -> Program:
     outer = frames[:]
     frames.clear()  # a new program never captures from whatever else is being traced
     try:
-        traced = trace_function(fn, example_args, module=module)
+        traced = trace_function(fn, example_args, module=module, strong_outputs=True)
     finally:
         frames[:] = outer
     return Program(module, traced)

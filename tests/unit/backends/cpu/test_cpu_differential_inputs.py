@@ -124,7 +124,8 @@ COMPILED_MISUSE: dict[str, tuple[tuple[Any, ...], type[Exception], str]] = {
     "complex": ((X.astype(np.complex64), {"w": W, "b": B}, 2.0), SignatureError, "dtype complex64"),
     "array_for_scalar": ((X, {"w": W, "b": B}, np.ones(1, np.float32)), SignatureError, r"argument scale has shape \(1,\)"),
     "scalar_for_array": ((np.float32(1), {"w": W, "b": B}, 2.0), SignatureError, r"argument x has shape \(\)"),
-    "f64_scalar": ((X, {"w": W, "b": B}, np.float64(2.0)), SignatureError, "argument scale .* dtype float64"),
+    # A Python float is traced weakly typed at float64 (as jax.jit with x64): a float32 scalar differs.
+    "f32_scalar": ((X, {"w": W, "b": B}, np.float32(2.0)), SignatureError, "argument scale .* dtype float32"),
     "ragged_list": (([[1.0, 2.0], [3.0]], {"w": W, "b": B}, 2.0), SignatureError, "argument #0: got a list of 2, expected an array or scalar"),
 }
 
@@ -146,7 +147,8 @@ JIT_MISUSE: dict[str, tuple[tuple[Any, ...], type[Exception] | tuple[type[Except
     "complex": ((X.astype(np.complex64), {"w": W, "b": B}, 2.0), DTypeError, "complex64"),
     "object_array": ((X.astype(object), {"w": W, "b": B}, 2.0), DTypeError, "object"),
     "huge_python_int": ((X, {"w": W, "b": B}, 10**400), OverflowError, "too large"),
-    "int32_out_of_range": ((X, {"w": W, "b": B}, 2**40), OverflowError, "out of bounds for int32"),
+    # A Python int is a weakly typed int64 (2**40 is fine): past int64 it cannot be passed.
+    "int64_out_of_range": ((X, {"w": W, "b": B}, 2**63), OverflowError, "too large"),
     "missing_key": ((X, {"w": W}, 2.0), KeyError, "b"),
     # Lists are pytrees (as in JAX): a list of rows is a list of scalar leaves, not an array.
     "python_list_for_an_array": ((X, {"w": W.tolist(), "b": B}, 2.0), ConcretizationError, "traced"),
