@@ -29,6 +29,7 @@ from irgrad.numpy.support import (
 )
 from irgrad.tracing.tracer import Tracer, full as _full
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
+from irgrad.numpy import reduction_keywords as keywords
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise binary
@@ -325,42 +326,92 @@ def _shape(x: Any) -> tuple[int, ...]:
 
 
 @api
-def sum(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False, dtype: Any = None) -> Tracer:
+def sum(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False, dtype: Any = None, *,
+        out: None = None, initial: Any = None, where: Any = None) -> Tracer:  # fmt: skip
     """Bool becomes int32; `dtype=bool` is a sum of bools, true where any term is (numpy's add
-    on bool is or): a max over the bools, as nn.reduce_sum takes numbers only."""
+    on bool is or): a max over the bools, as nn.reduce_sum takes numbers only. `where=` and
+    `initial=` as numpy's (irgrad/numpy/reduction_keywords.py)."""
+    _no_out("sum", out)
     t = lift(x)
+    mask = keywords.selection("sum", t, where)
+    keywords.check_initial("sum", initial)
     if dtype is not None:
         t = lax.convert(t, dtypes.canonical(dtype))
     elif t.dtype == dtypes.bool_:
         t = lax.convert(t, dtypes.int32)
+    t = keywords.masked(t, mask, False if t.dtype == dtypes.bool_ else 0)
     axes = normalize_axes("sum", axis, t.ndim)
-    return lax.reduce(nn.ReduceMaxOp if t.dtype == dtypes.bool_ else nn.ReduceSumOp, t, axes, keepdims)
+    boolean = t.dtype == dtypes.bool_
+    r = lax.reduce(nn.ReduceMaxOp if boolean else nn.ReduceSumOp, t, axes, keepdims)
+    return keywords.with_initial(r, initial, lambda a, b: lax.binary(nn.OrOp if boolean else nn.AddOp, a, b))
 
 
 @api
-def mean(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tracer:
-    t = require_float("mean", lift(x))
+def mean(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False, dtype: Any = None, *,
+         out: None = None, where: Any = None) -> Tracer:  # fmt: skip
+    """The sum over the count; integers give float32 (as JAX). With `where=`, over the
+    selected elements only (NaN where a slice selects none, as numpy)."""
+    _no_out("mean", out)
+    t = lift(x)
+    mask = keywords.selection("mean", t, where)
+    if dtype is not None:
+        t = lax.convert(t, dtypes.canonical(dtype))
+    t = require_float("mean", t)
     axes = normalize_axes("mean", axis, t.ndim)
-    count = int(np.prod([t.shape[a] for a in axes], dtype=np.int64))
-    s = lax.reduce(nn.ReduceSumOp, t, axes, keepdims)
-    # Dividing by an empty count gives NaN, as numpy's mean of an empty array does.
-    return lax.binary(nn.DivOp, s, _full(s.shape, float(count), s.dtype))
+    s = lax.reduce(nn.ReduceSumOp, keywords.masked(t, mask, 0.0), axes, keepdims)
+    if mask is None:
+        count = int(np.prod([t.shape[a] for a in axes], dtype=np.int64))
+        # Dividing by an empty count gives NaN, as numpy's mean of an empty array does.
+        return lax.binary(nn.DivOp, s, _full(s.shape, float(count), s.dtype))
+    counts = lax.reduce(nn.ReduceSumOp, lax.convert(mask, t.dtype), axes, keepdims)
+    return lax.binary(nn.DivOp, s, counts)
 
 
 @api
-def max(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tracer:
-    t = lift(x)
-    axes = normalize_axes("max", axis, t.ndim)
-    _check_nonempty("max", t, axes)
-    return lax.reduce(nn.ReduceMaxOp, t, axes, keepdims)
+def max(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False, *,
+        out: None = None, initial: Any = None, where: Any = None) -> Tracer:  # fmt: skip
+    """The largest element along `axis` (NaN propagates); `initial=` joins every slice and
+    makes an empty one valid; `where=` needs `initial=` (numpy's rule)."""
+    return _extreme("max", nn.ReduceMaxOp, x, axis, keepdims, out, initial, where)
 
 
 @api
-def min(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tracer:
+def min(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False, *,
+        out: None = None, initial: Any = None, where: Any = None) -> Tracer:  # fmt: skip
+    """The smallest element along `axis`; `initial=` and `where=` as `max`'s."""
+    return _extreme("min", nn.ReduceMinOp, x, axis, keepdims, out, initial, where)
+
+
+def _extreme(op_name: str, op_class: type[nn.ReduceOp], x: Any, axis: Any, keepdims: bool, out: Any,
+             initial: Any, where: Any) -> Tracer:  # fmt: skip
+    _no_out(op_name, out)
     t = lift(x)
-    axes = normalize_axes("min", axis, t.ndim)
-    _check_nonempty("min", t, axes)
-    return lax.reduce(nn.ReduceMinOp, t, axes, keepdims)
+    mask = keywords.selection(op_name, t, where)
+    keywords.check_initial(op_name, initial)
+    keywords.require_initial(op_name, where, initial)
+    axes = normalize_axes(op_name, axis, t.ndim)
+    largest = op_class is nn.ReduceMaxOp
+    if initial is None:
+        _check_nonempty(op_name, t, axes)
+    elif builtins.any(t.shape[a] == 0 for a in axes):
+        return keywords.with_initial(
+            _full(_kept(t.shape, axes, keepdims), keywords.lowest(t.dtype) if largest else keywords.highest(t.dtype), t.dtype),
+            initial, lambda a, b: b,
+        )
+    identity = keywords.lowest(t.dtype) if largest else keywords.highest(t.dtype)
+    r = lax.reduce(op_class, keywords.masked(t, mask, identity), axes, keepdims)
+    return keywords.with_initial(r, initial, maximum if largest else minimum)
+
+
+def _kept(shape: tuple[int, ...], axes: list[int], keepdims: bool) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _no_out(op_name: str, out: Any) -> None:
+    if out is not None:
+        raise NotImplementedError(f"{op_name}: out= is not supported (arrays are immutable){user_site()}")
 
 
 amax = max

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from irgrad.dialects import nn
 from irgrad.tracing import dtypes, primitives as lax
-from irgrad.numpy import basic as np_api
+from irgrad.numpy import basic as np_api, reduction_keywords as keywords
 from irgrad.numpy.support import api, lift, normalize_axes, require_float
 from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import ShapeError, user_site
@@ -63,21 +64,26 @@ def _replace_nan(t: Tracer, value: float) -> tuple[Tracer, Tracer | None]:
 
 
 @api
-def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> Tracer:
+def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+           initial: Any = None, where: Any = None) -> Tracer:  # fmt: skip
     """The sum along `axis` with NaNs counted as 0 (0 over an all-NaN slice). Bool becomes
-    int32, integers keep their dtype. NaN entries have gradient 0."""
+    int32, integers keep their dtype. NaN entries have gradient 0. `initial=`, `where=` as `sum`'s."""
     _no_out("nansum", out)
     t, _ = _replace_nan(lift(a), 0.0)
-    return np_api.sum(t, axis=normalize_axes("nansum", axis, t.ndim), keepdims=keepdims, dtype=dtype)
+    return np_api.sum(t, axis=normalize_axes("nansum", axis, t.ndim), keepdims=keepdims, dtype=dtype,
+                      initial=initial, where=where)
 
 
 @api
-def nanprod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> Tracer:
+def nanprod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+            initial: Any = None, where: Any = None) -> Tracer:  # fmt: skip
     """The product along `axis` with NaNs counted as 1 (`prod`'s multiply tree: exact zeros,
-    the product of the others as gradient at a zero). NaN entries have gradient 0."""
+    the product of the others as gradient at a zero). NaN entries have gradient 0. `initial=`,
+    `where=` as `prod`'s."""
     _no_out("nanprod", out)
     t, _ = _replace_nan(lift(a), 1.0)
-    return prod(t, axis=normalize_axes("nanprod", axis, t.ndim), dtype=dtype, keepdims=keepdims)
+    return prod(t, axis=normalize_axes("nanprod", axis, t.ndim), dtype=dtype, keepdims=keepdims,
+                initial=initial, where=where)
 
 
 def _count(mask: Tracer | None, shape: tuple[int, ...], axes: list[int], keepdims: bool, d: np.dtype) -> Tracer:
@@ -96,13 +102,19 @@ def _safe_divide(num: Tracer, den: Tracer, bad: Tracer) -> Tracer:
 
 
 def _nan_moments(op_name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool,
-                 ddof: int | None) -> Tracer:  # fmt: skip
+                 ddof: int | None, where: Any = None) -> Tracer:  # fmt: skip
     t = lift(a)
+    selected = keywords.selection(op_name, t, where)
     if dtype is not None:
         t = lax.convert(t, dtypes.canonical(dtype))
     t = require_float(op_name, t)
     axes = normalize_axes(op_name, axis, t.ndim)
     t0, mask = _replace_nan(t, 0.0)
+    if selected is not None:
+        # What where= leaves out counts as a NaN: out of the sums and the counts.
+        left_out = np_api.logical_not(selected)
+        mask = left_out if mask is None else lax.binary(nn.OrOp, mask, left_out)
+        t0 = np_api.where(mask, 0.0, t0)
     count = _count(mask, t.shape, axes, True, t.dtype)
     total = np_api.sum(t0, axis=axes, keepdims=True)
     mean = _safe_divide(total, count, count == 0.0)
@@ -119,40 +131,47 @@ def _nan_moments(op_name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool,
 
 
 @api
-def nanmean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> Tracer:
+def nanmean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+            *, where: Any = None) -> Tracer:  # fmt: skip
     """The mean of the non-NaN elements along `axis` (NaN for an all-NaN slice). Integers give
-    float32. NaN entries have gradient 0; the others 1/count."""
+    float32. NaN entries have gradient 0; the others 1/count. `where=` leaves elements out too."""
     _no_out("nanmean", out)
-    return _nan_moments("nanmean", a, axis, dtype, keepdims, None)
+    return _nan_moments("nanmean", a, axis, dtype, keepdims, None, where)
 
 
 @api
 def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
-           keepdims: bool = False) -> Tracer:  # fmt: skip
+           keepdims: bool = False, *, where: Any = None) -> Tracer:  # fmt: skip
     """The variance of the non-NaN elements along `axis`, divided by count - ddof; NaN where
     that is <= 0 (numpy's rule), an all-NaN slice included. NaN entries have gradient 0."""
     _no_out("nanvar", out)
-    return _nan_moments("nanvar", a, axis, dtype, keepdims, _int("nanvar", "ddof", ddof))
+    return _nan_moments("nanvar", a, axis, dtype, keepdims, _int("nanvar", "ddof", ddof), where)
 
 
 @api
 def nanstd(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
-           keepdims: bool = False) -> Tracer:  # fmt: skip
+           keepdims: bool = False, *, where: Any = None) -> Tracer:  # fmt: skip
     """The square root of `nanvar`. Where the variance is 0 the gradient is 0 (as `std`), and
     NaN entries have gradient 0."""
     _no_out("nanstd", out)
-    v = _nan_moments("nanstd", a, axis, dtype, keepdims, _int("nanstd", "ddof", ddof))
+    v = _nan_moments("nanstd", a, axis, dtype, keepdims, _int("nanstd", "ddof", ddof), where)
     spread = v > 0.0  # false for NaN and 0: the square root reads 1 there
     root = np_api.sqrt(np_api.where(spread, v, 1.0))
     return np_api.where(spread, root, np_api.where(v == 0.0, 0.0, float("nan")))
 
 
-def _nan_extreme(op_name: str, a: Any, axis: Axis, keepdims: bool, largest: bool) -> Tracer:
+def _nan_extreme(op_name: str, a: Any, axis: Axis, keepdims: bool, largest: bool,
+                 initial: Any = None, where: Any = None) -> Tracer:  # fmt: skip
     t = lift(a)
     reduce = np_api.max if largest else np_api.min
     axes = normalize_axes(op_name, axis, t.ndim)
-    if not dtypes.is_float(t.dtype):
-        return reduce(t, axis=axes, keepdims=keepdims)
+    if not dtypes.is_float(t.dtype) or initial is not None:
+        # With initial=, a slice of NaNs only (or with nothing selected) is `initial` (numpy's
+        # fmax.reduce): the NaNs read as the identity, and max/min joins initial.
+        keywords.require_initial(op_name, where, initial)
+        safe, _ = _replace_nan(t, float("-inf") if largest else float("inf"))
+        return reduce(safe, axis=axes, keepdims=keepdims, initial=initial, where=where)
+    keywords.require_initial(op_name, where, initial)
     if any(t.shape[i] == 0 for i in axes):
         raise ShapeError(
             f"{op_name}: zero-size reduction over axes {axes} of shape {t.shape} has no identity "
@@ -164,19 +183,21 @@ def _nan_extreme(op_name: str, a: Any, axis: Axis, keepdims: bool, largest: bool
 
 
 @api
-def nanmax(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False) -> Tracer:
-    """The maximum along `axis` ignoring NaNs; NaN for an all-NaN slice. Ties share the
-    cotangent equally; NaN entries get 0."""
+def nanmax(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False, initial: Any = None,
+           where: Any = None) -> Tracer:  # fmt: skip
+    """The maximum along `axis` ignoring NaNs; NaN for an all-NaN slice (`initial` with
+    initial=). Ties share the cotangent equally; NaN entries get 0. where= needs initial=."""
     _no_out("nanmax", out)
-    return _nan_extreme("nanmax", a, axis, keepdims, largest=True)
+    return _nan_extreme("nanmax", a, axis, keepdims, True, initial, where)
 
 
 @api
-def nanmin(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False) -> Tracer:
-    """The minimum along `axis` ignoring NaNs; NaN for an all-NaN slice. Ties share the
-    cotangent equally; NaN entries get 0."""
+def nanmin(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False, initial: Any = None,
+           where: Any = None) -> Tracer:  # fmt: skip
+    """The minimum along `axis` ignoring NaNs; NaN for an all-NaN slice (`initial` with
+    initial=). Ties share the cotangent equally; NaN entries get 0. where= needs initial=."""
     _no_out("nanmin", out)
-    return _nan_extreme("nanmin", a, axis, keepdims, largest=False)
+    return _nan_extreme("nanmin", a, axis, keepdims, False, initial, where)
 
 
 def _nan_arg_extreme(op_name: str, a: Any, axis: int | None, keepdims: bool, largest: bool) -> Tracer:

@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from irgrad.dialects import nn
+from irgrad.numpy import reduction_keywords as keywords
 from irgrad.numpy import basic as np_api, support
 from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy.support import api, broadcast_to, lift, normalize_axes, require_float, result_dtype
@@ -99,15 +101,27 @@ def _slice_last(t: Tracer, start: int, stop: int) -> Tracer:
 
 
 @api
-def prod(a: Any, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
+def prod(a: Any, axis: Axis = None, dtype: Any = None, keepdims: bool = False, *,
+         out: None = None, initial: Any = None, where: Any = None) -> Tracer:  # fmt: skip
     """The product of the elements along `axis` (all for None), as a pairwise tree of
     multiplies: exact with zeros, and differentiable there (the gradient at a single zero is the
     product of the others). 1 over no elements. Bool becomes int32; `dtype=bool` is a product
-    of bools, true where every factor is (numpy's multiply on bool is and): `all`."""
+    of bools, true where every factor is (numpy's multiply on bool is and): `all`. `where=`
+    and `initial=` as numpy's (irgrad/numpy/reduction_keywords.py)."""
+    if out is not None:
+        raise NotImplementedError(f"prod: out= is not supported (arrays are immutable){user_site()}")
+    t = lift(a)
+    mask = keywords.selection("prod", t, where)
+    keywords.check_initial("prod", initial)
     if dtype is not None and dtypes.canonical(dtype) == dtypes.bool_:
-        return _all(lax.convert(lift(a), dtypes.bool_), axis, keepdims)
-    t = _accumulation_dtype("prod", lift(a), dtype)
-    axes = normalize_axes("prod", axis, t.ndim)
+        r = _all(keywords.masked(lax.convert(t, dtypes.bool_), mask, True), axis, keepdims)
+        return keywords.with_initial(r, initial, lambda x, y: lax.binary(nn.AndOp, x, y))
+    t = keywords.masked(_accumulation_dtype("prod", t, dtype), mask, 1)
+    r = _tree_product(t, normalize_axes("prod", axis, t.ndim), keepdims)
+    return keywords.with_initial(r, initial, lambda x, y: x * y)
+
+
+def _tree_product(t: Tracer, axes: list[int], keepdims: bool) -> Tracer:
     x, rest = _to_last(t, axes)
     n = x.shape[-1]
     if n == 0:

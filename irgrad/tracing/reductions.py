@@ -24,7 +24,7 @@ from irgrad.tracing.tracer import Tracer, full
 Axis = int | Sequence[int] | None
 
 
-def _as_bool(x: Any) -> Tracer:
+def as_bool(x: Any) -> Tracer:
     t = lift(x)
     return t if t.dtype == dtypes.bool_ else lax.compare("ne", t, full(t.shape, 0, t.dtype))
 
@@ -38,7 +38,7 @@ def reduced_shape(shape: tuple[int, ...], axes: list[int], keepdims: bool) -> tu
 def bool_reduce(op_name: str, op_class: type[nn.ReduceOp], over_nothing: bool, x: Any, axis: Axis,
                 keepdims: bool) -> Tracer:  # fmt: skip
     """all (min) / any (max) of `x != 0` along `axis`; `over_nothing` for an empty reduction."""
-    t = _as_bool(x)
+    t = as_bool(x)
     axes = normalize_axes(op_name, axis, t.ndim)
     if builtins.any(t.shape[a] == 0 for a in axes):
         return full(reduced_shape(t.shape, axes, keepdims), over_nothing, dtypes.bool_)
