@@ -4,9 +4,11 @@ Control flow and transforms (cond, fori_loop, while_loop, scan, switch, map,
 associative_scan, stop_gradient), dynamic slicing, top_k, clamp, select/select_n,
 integer_pow, cumulative reductions with lax's signature (cumsum/cumprod/cummax/cummin(operand,
 axis=0, reverse=False)), and the elementwise ops whose lax semantics are numpy's (lax.add is
-ig.add, lax.logistic is ig.sigmoid, lax.rem is ig.fmod, ...). Names whose lax meaning differs
-from irgrad's numpy-style function (lax.div truncates integers, lax.round rounds half away from
-zero, lax.sort / lax.pad / lax.reduce take other arguments) are not provided. The semantics and
+ig.add, lax.logistic is ig.sigmoid, lax.rem is ig.fmod, ...), and lax's structural ops with
+lax's signatures (slice, rev, pad with interior padding, dot_general, sort with several
+operands, sort_key_val: irgrad/lax/shaping.py). Names whose lax meaning differs from irgrad's
+numpy-style function and that are not written yet (lax.div truncates integers, lax.round rounds
+half away from zero, lax.reduce takes a computation) are not provided. The semantics and
 derivative contracts of the lax-specific functions are in irgrad/lax/structured.py.
 """
 
@@ -20,6 +22,7 @@ from irgrad.numpy.bitwise import (
     right_shift as shift_right_arithmetic,
 )
 from irgrad.numpy.control_flow import cond, fori_loop, scan, while_loop
+from irgrad.lax.shaping import dot_general, pad, rev, slice, sort, sort_key_val
 from irgrad.lax.structured import (
     associative_scan,
     clamp,
@@ -94,4 +97,5 @@ __all__ = [
     "mul", "ne", "neg", "pow", "reciprocal", "rem", "rsqrt", "scan", "select", "select_n",
     "shift_left", "shift_right_arithmetic", "sign", "sin", "sinh", "sqrt", "square", "stop_gradient",
     "sub", "switch", "tan", "tanh", "top_k", "transpose", "while_loop",
+    "dot_general", "pad", "rev", "slice", "sort", "sort_key_val",
 ]  # fmt: skip
