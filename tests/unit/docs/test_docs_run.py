@@ -6,7 +6,8 @@ running them would (each block's outcome is its own test, named file:line). Shel
 a temporary folder that links the repository's examples/, tools/, benchmarks/ and docs/, so
 whatever they write lands there. In a ```console block, the lines after a `$ command` are its
 expected output, compared exactly. A block that names a source file in its first line
-(`# irgrad/autodiff/rules/elementwise.py`) is an excerpt: it must appear in that file verbatim.
+(`# irgrad/autodiff/rules/elementwise.py`, or `// examples/mlp.mlir` in an ```mlir block) is an
+excerpt: it must appear in that file verbatim.
 
 A block that cannot run here by nature (a GPU, `make bench`, many MPI ranks, long training)
 carries a visible marker right before it, `<!-- docs-test: skip (needs a GPU) -->`; the skips are
@@ -19,6 +20,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[3]
 BIN = ROOT / ".venv" / "bin"
 LANGUAGES = {"python": "python", "sh": "shell", "bash": "shell", "console": "shell"}
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip\s*\((?P<reason>[^)]+)\)\s*-->")
-EXCERPT = re.compile(r"#\s*(?P<path>(irgrad|tests|tools|benchmarks|examples)/[\w/.-]+\.py)\s*$")
+EXCERPT = re.compile(r"(#|//)\s*(?P<path>(irgrad|tests|tools|benchmarks|examples)/[\w/.-]+\.(py|mlir))\s*$")
 LINKED = ("examples", "tools", "benchmarks", "docs", "irgrad", "tests")
 TIMEOUT_S = 240
 
@@ -66,6 +68,8 @@ def _blocks(path: Path) -> list[Block]:
         while end < len(lines) and not lines[end].startswith("```"):
             end += 1
         language = LANGUAGES.get(fence.group(1))
+        if fence.group(1) == "mlir" and end > start + 1 and EXCERPT.match(lines[start + 1]):
+            language = "mlir"  # an excerpt of a shipped IR file: checked against it
         if language is not None:
             before = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
             marker = SKIP.search(before)
@@ -117,8 +121,11 @@ def _python_results(file: str) -> dict[int, str | None]:
     folder = _workdir()
     (folder / "_blocks.json").write_text(json.dumps([[b.where, b.code] for b in blocks]))
     (folder / "_runner.py").write_text(_RUNNER)
-    done = subprocess.run([str(BIN / "python"), "_runner.py", "_blocks.json"], cwd=folder, env=_environment(),
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
+    try:
+        done = subprocess.run([str(BIN / "python"), "_runner.py", "_blocks.json"], cwd=folder, env=_environment(),
+                              capture_output=True, text=True, timeout=TIMEOUT_S)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     marker = done.stdout.rfind("@@RESULTS@@")
     if marker < 0:
         failure = f"the process died (exit {done.returncode}):\n{done.stderr[-3000:]}"
@@ -149,6 +156,13 @@ def _shell_commands(block: Block) -> list[tuple[str, list[str] | None]]:
 
 def _run_shell(block: Block) -> None:
     folder = _workdir()
+    try:
+        _run_commands(block, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_commands(block: Block, folder: Path) -> None:
     for command, expected in _shell_commands(block):
         done = subprocess.run(["bash", "-c", command], cwd=folder, env=_environment(), capture_output=True,
                               text=True, timeout=TIMEOUT_S)
@@ -181,6 +195,6 @@ def test_block_runs(block: Block):
 def test_blocks_found():
     """The extraction sees the README's blocks (a broken fence parser would pass vacuously)."""
     readme = [b for b in ALL_BLOCKS if b.file == "README.md"]
-    assert {b.language for b in readme} == {"python", "shell"}
+    assert {b.language for b in readme} == {"python", "shell", "mlir"}
     skipped = [f"{b.where} ({b.skip})" for b in ALL_BLOCKS if b.skip]
     print(f"{len(ALL_BLOCKS)} blocks, {len(skipped)} marked skip: " + "; ".join(skipped))
