@@ -95,7 +95,7 @@ from irgrad.numpy.shape import (
 )
 from irgrad.tracing.tracer import Program, ShapeDtype, Tracer, trace
 from irgrad.numpy.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat, stop_gradient
-from irgrad.frontend.transforms import eval_shape, grad, jvp, linearize, value_and_grad, vjp
+from irgrad.frontend.transforms import eval_shape, grad, jvp, linear_transpose, linearize, value_and_grad, vjp
 from irgrad.frontend.vmap import vmap
 from irgrad.frontend.jacobians import hessian, jacfwd, jacobian, jacrev
 from irgrad.numpy.einsum import einsum

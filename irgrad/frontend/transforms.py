@@ -16,6 +16,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
@@ -161,6 +162,7 @@ def vjp(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[A
             raise ValueError(f"vjp_fn: cotangent structure {ct_tree!r} differs from the output's {out_tree!r}")
         cts = []
         for c, a in zip(ct_leaves, traced.out_avals):
+            _same_dtype("vjp_fn: cotangent", c, a.dtype, "the output's")
             t = lift(c, a.dtype)
             if t.shape != a.shape:
                 raise ShapeError(f"vjp_fn: cotangent shape {t.shape} differs from the output's {a.shape}{user_site()}")
@@ -200,8 +202,22 @@ def _eager_vjp(fn: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool) 
 # ---------------------------------------------------------------------------------------------
 
 
-def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    """`(fn(*primals), J @ tangents)`; tangents match the primals' structure and shapes."""
+def _same_dtype(what: str, value: Any, dtype: Any, whose: str) -> None:
+    """JAX's check: an array tangent or cotangent has its primal's dtype (Python scalars,
+    weakly typed, take it)."""
+    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+        return
+    if isinstance(value, Tracer) and value.weak:
+        return
+    got = value.dtype if isinstance(value, Tracer) else np.asarray(value).dtype
+    if got != dtype and dtypes.is_float(dtype):
+        raise TypeError(f"{what} has dtype {got}; {whose} dtype is {dtype}{user_site()}")
+
+
+def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple[Any, ...]:  # fmt: skip
+    """`(fn(*primals), J @ tangents)`; tangents match the primals' structure, shapes and
+    dtypes. With `has_aux`, `fn` returns `(out, aux)` and jvp `(out, tangent_out, aux)`."""
 
     def staged(primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
         p_leaves, p_tree = tree_flatten(list(primals))
@@ -209,10 +225,14 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any])
         if p_tree != t_tree:
             raise ValueError(f"jvp: tangents structure {t_tree!r} differs from primals {p_tree!r}")
         traced = trace_child(fn, tuple(primals))
+        out_tree = traced.out_tree
+        if has_aux and (out_tree.kind != "tuple" or len(out_tree.children) != 2):
+            raise TypeError(f"jvp with has_aux=True needs fn to return a pair (out, aux), got {out_tree!r}{user_site()}")
         positions = [i for i, a in enumerate(traced.in_avals) if dtypes.is_float(a.dtype)]
         tans = []
         for i in positions:
             a = traced.in_avals[i]
+            _same_dtype("jvp: tangent", t_leaves[i], a.dtype, "its primal's")
             t = lift(t_leaves[i], a.dtype)
             if t.shape != a.shape:
                 raise ShapeError(f"jvp: tangent shape {t.shape} differs from primal shape {a.shape}{user_site()}")
@@ -220,7 +240,10 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any])
         op = ad.JVPOp(traced.func_op, call_operands(traced, p_leaves), tans, positions)
         results = emit_results(op)
         n = len(traced.out_avals)
-        return (tree_unflatten(traced.out_tree, results[:n]), tree_unflatten(traced.out_tree, results[n:]))
+        outs, tangent_outs = tree_unflatten(out_tree, results[:n]), tree_unflatten(out_tree, results[n:])
+        if has_aux:
+            return outs[0], tangent_outs[0], outs[1]
+        return outs, tangent_outs
 
     return eager_capable(staged)(tuple(primals), tuple(tangents))
 
@@ -240,16 +263,38 @@ def eval_shape(fn: Callable[..., Any], *args: Any) -> Any:
     return tree_unflatten(program.traced.out_tree, outs)
 
 
-def linearize(fn: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
-    """`(fn(*primals), f_jvp)` where `f_jvp(*tangents)` is the JVP at `primals` (`jax.linearize`).
+def linearize(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """`(fn(*primals), f_jvp)` where `f_jvp(*tangents)` is the JVP at `primals` (`jax.linearize`);
+    with `has_aux`, `fn` returns `(out, aux)` and linearize `(out, f_jvp, aux)`.
 
     Each call of `f_jvp` is a forward-mode derivative request on the same primals; the primal
     output is computed once, here."""
     out = fn(*primals)
+    if has_aux and (not isinstance(out, tuple) or len(out) != 2):
+        raise TypeError(f"linearize with has_aux=True needs fn to return a pair (out, aux){user_site()}")
 
     def f_jvp(*tangents: Any) -> Any:
         if len(tangents) != len(primals):
             raise TypeError(f"linearize: f_jvp takes {len(primals)} tangents, one per primal, got {len(tangents)}")
-        return jvp(fn, primals, tangents)[1]
+        return jvp(fn, primals, tangents, has_aux=has_aux)[1]
 
+    if has_aux:
+        return out[0], f_jvp, out[1]
     return out, f_jvp
+
+
+def linear_transpose(fn: Callable[..., Any], *primals: Any) -> Callable[..., tuple[Any, ...]]:
+    """The transpose of a linear `fn` (`jax.linear_transpose`): `primals` (arrays or
+    `ShapeDtype`s) give the input shapes and dtypes; the result maps an output cotangent to the
+    tuple of input cotangents. It is fn's VJP at zero, which for a linear fn is its transpose
+    everywhere (irgrad does not check that fn is linear; JAX does)."""
+    from irgrad.tracing.tracer import ShapeDtype
+
+    leaves, tree = tree_flatten(list(primals))
+    zeros = [np.zeros(a.shape, a.dtype) for a in (ShapeDtype.of(x) for x in leaves)]
+    at_zero = tree_unflatten(tree, zeros)
+
+    def transposed(cotangent: Any) -> tuple[Any, ...]:
+        return vjp(fn, *at_zero)[1](cotangent)
+
+    return transposed
