@@ -93,7 +93,8 @@ from irgrad.numpy.shape import (
     take_along_axis,
     transpose,
 )
-from irgrad.tracing.tracer import Program, ShapeDtype, Tracer, trace
+from irgrad.tracing.tracer import Program, ShapeDtype, Tracer
+from irgrad.frontend.trace_dispatch import make_program, trace
 from irgrad.numpy.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat, stop_gradient
 from irgrad.frontend.transforms import eval_shape, grad, jvp, linear_transpose, linearize, value_and_grad, vjp
 from irgrad.frontend.vmap import vmap

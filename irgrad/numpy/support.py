@@ -82,7 +82,13 @@ def _run_eagerly(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str
                 f"{leaf!r} is used outside the trace that created it; traced values cannot "
                 "escape ig.trace / ig.jit"
             )
-    array_positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, (np.ndarray, np.generic))]
+    # Arrays and float scalars become the program's parameters; numpy integer and bool scalars
+    # stay static, as Python ints do (a section count, a repeat, an axis: `ig.split(x,
+    # np.int64(2))`), each value its own program, with the same dtype a parameter would have.
+    array_positions = [
+        i for i, leaf in enumerate(leaves)
+        if isinstance(leaf, np.ndarray) or (isinstance(leaf, np.generic) and not isinstance(leaf, (np.integer, np.bool_)))
+    ]
     arrays = [np.asarray(leaves[i]) for i in array_positions]
     statics = tuple(
         (i, _static_key(leaf)) for i, leaf in enumerate(leaves) if i not in array_positions

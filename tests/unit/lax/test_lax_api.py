@@ -98,7 +98,8 @@ def test_switch_errors():
     with pytest.raises(ShapeError, match="switch: the index must be a scalar"):
         lax.switch(np.array([0, 1], np.int32), BRANCHES, x)
     with pytest.raises(DTypeError, match="expected float64"):
-        lax.switch(np.int32(0), [lambda a: a, lambda a: a.astype(np.float32)], x)
+        # A traced index (a concrete one, numpy's included, picks its branch statically).
+        ig.jit(lambda i, x: lax.switch(i, [lambda a: a, lambda a: a.astype(np.float32)], x))(np.int32(0), x)
 
 
 # ---------------------------------------------------------------------------------------------
