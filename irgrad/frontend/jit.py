@@ -45,6 +45,7 @@ class Jitted:
         static_argnums: Sequence[int],
         fast_math: bool | str = False,
         static_argnames: Sequence[str] = (),
+        report: str | None = None,
     ):
         if backend not in BACKENDS:
             raise ValueError(f"jit: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -69,6 +70,7 @@ class Jitted:
         # and static keyword values, taking the dynamic ones as a trailing positional list.
         self._keyword_variants: dict[Any, Jitted] = {}
         self.fast_math: bool | str = fast_math or False
+        self.report = report  # a path: the first compile of each signature writes its HTML page there
         self._programs: dict[Any, Program] = {}
         self._compiled: dict[Any, Any] = {}
         self._trace_seconds: dict[Any, float] = {}
@@ -194,13 +196,26 @@ class Jitted:
         start, reason = time.perf_counter(), self._recompile_reason(key, args)
         program = self.trace(*args)
         compiled = _from_disk_cache(program, self.fast_math)
+        lowered = None
         if compiled is None:
-            lowered = Lowered(program, self._trace_seconds.get(key, 0.0), self.fast_math, keep_stages=False)
+            keep = self.report is not None
+            lowered = Lowered(program, self._trace_seconds.get(key, 0.0), self.fast_math, keep_stages=keep)
             compiled = lowered.compile()
             _to_disk_cache(program, compiled, self.fast_math)
         self._compiled[key] = compiled
+        if self.report is not None:
+            self._write_report(program, lowered, compiled, reason)
         log_compile(function_name(self.fn), time.perf_counter() - start, reason)
         return compiled
+
+    def _write_report(self, program: Program, lowered: Lowered | None, compiled: Any, reason: str | None) -> None:
+        from irgrad.frontend.compile_report import jit_report, write_report
+
+        why = f"; recompiled because {reason}" if reason else ""
+        cache = ("miss: compiled" if lowered is not None else "hit: loaded from the disk cache") + why
+        trace = {"trace": self._trace_seconds.get(self._last_key, 0.0)}
+        stats = compiled.stats() if lowered is not None else trace
+        write_report(self.report, jit_report(function_name(self.fn), lowered, stats, cache, str(program.module)))
 
     def _recompile_reason(self, key: Any, args: tuple[Any, ...]) -> str | None:
         """Why this function compiles again (None on its first compile): the argument whose
@@ -302,7 +317,7 @@ class Jitted:
                 return fn(*positional, **static, **dict(zip(names, values)))
 
             with_keywords.__name__ = function_name(fn)
-            variant = Jitted(with_keywords, self.backend, self.static_argnums, self.fast_math)
+            variant = Jitted(with_keywords, self.backend, self.static_argnums, self.fast_math, report=self.report)
             self._keyword_variants[key] = variant
         return variant(*args, [rest[k] for k in names])
 
@@ -496,6 +511,7 @@ def jit(
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
     fast_math: bool | str = False,
+    report: str | None = None,
 ) -> Any:
     """Compile `fn` per input signature; usable as `@ig.jit` or `ig.jit(fn, backend=...)`.
 
@@ -508,6 +524,9 @@ def jit(
     `static_argnums` / `static_argnames`: arguments that are Python values baked into the
     program (one compile per value; they must be hashable), by position or by parameter name.
     Keyword arguments are accepted as JAX does.
+    `report`: a path; the first compile of each signature writes there one self-contained HTML
+    page (irgrad/frontend/compile_report.py): the IR after each stage with diffs, times, op
+    counts, graph pictures and the cache outcome.
     """
     if fn is not None and not callable(fn):
         raise TypeError(f"jit: expected a function, got {type(fn).__name__} {fn!r:.60}")
@@ -515,5 +534,5 @@ def jit(
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     if fn is None:
-        return lambda f: Jitted(f, backend, nums, fast_math, names)
-    return Jitted(fn, backend, nums, fast_math, names)
+        return lambda f: Jitted(f, backend, nums, fast_math, names, report)
+    return Jitted(fn, backend, nums, fast_math, names, report)

@@ -1,0 +1,98 @@
+"""The HTML compile report (irgrad/frontend/compile_report.py, ig.jit(report=))."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+import irgrad as ig
+from irgrad.frontend.compile_report import op_counts, render_report
+from irgrad.frontend.stages import STAGE_NAMES
+
+
+class _Page(HTMLParser):
+    """Stage sections, diff blocks, script tags and every attribute value of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stages: list[str] = []
+        self.diffs = 0
+        self.scripts: list[dict[str, str | None]] = []
+        self.values: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.values += [v for v in a.values() if v]
+        if tag == "section" and "stage" in (a.get("class") or ""):
+            self.stages.append(a["data-stage"] or "")
+        if tag == "details" and "diff" in (a.get("class") or ""):
+            self.diffs += 1
+        if tag == "script":
+            self.scripts.append(a)
+
+
+def _parse(page: str) -> _Page:
+    parser = _Page()
+    parser.feed(page)
+    return parser
+
+
+def test_render_report_structure():
+    stages = {"a": 'func.func @f() {\n  %0 = arith.constant 1.0 : f32\n}', "b": "func.func @f() {\n  <x&y>\n}"}
+    page = render_report("t", stages, {"a": 0.001, "b": 0.002}, cache="miss: compiled")
+    parsed = _parse(page)
+    assert parsed.stages == ["a", "b"]
+    assert parsed.diffs == 1  # the first stage has nothing to diff against
+    assert '<span class="del">-  %0 = arith.constant 1.0 : f32</span>' in page
+    assert "&lt;x&amp;y&gt;" in page and "<x&y>" not in page  # IR text is escaped
+    assert all("src" not in s for s in parsed.scripts)
+    assert "cache: miss: compiled" in page
+
+
+def test_op_counts():
+    counts = op_counts('%0 = arith.addf %a, %b : f32\n  "test.op"() : () -> ()\n  %1 = arith.addf %0, %0 : f32\n')
+    assert counts == {"arith.addf": 2, "test.op": 1}
+
+
+def test_dot_shown_when_no_svg():
+    page = render_report("t", {"nn": "x"}, pictures={"nn": "digraph g { a -> b }"})
+    assert "graphviz not installed" in page and "digraph g { a -&gt; b }" in page
+
+
+def _f(x, y):
+    return ig.sum(ig.tanh(x) * y)
+
+
+def test_jit_report_miss_then_hit(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRGRAD_CACHE_DIR", str(tmp_path / "cache"))
+    x, y = np.linspace(-1, 1, 6).astype(np.float32), np.ones(6, np.float32)
+    path = tmp_path / "report.html"
+    f = ig.jit(ig.grad(_f), report=str(path))
+    np.testing.assert_allclose(f(x, y), 1 - np.tanh(x) ** 2, rtol=1e-5)
+    page = path.read_text()
+    parsed = _parse(page)
+    assert parsed.stages == list(STAGE_NAMES)
+    assert parsed.diffs == len(STAGE_NAMES) - 1
+    assert "cache: miss" in page and "codegen" in page
+    # The only URLs are SVG's XML namespace names, which a browser never fetches.
+    urls = re.findall(r"https?://[^\s\"'<>]+", page)
+    assert all(u.startswith("http://www.w3.org/") for u in urls), urls
+    assert all("src" not in s for s in parsed.scripts)
+    assert ("<svg" in page) or ("graphviz not installed" in page)
+    # A fresh jit of the same function: the disk cache answers, and the page says so.
+    path.unlink()
+    g = ig.jit(ig.grad(_f), report=str(path))
+    np.testing.assert_allclose(g(x, y), 1 - np.tanh(x) ** 2, rtol=1e-5)
+    page = path.read_text()
+    assert "cache: hit" in page and _parse(page).stages == ["nn"]
+    assert "only the traced IR" in page
+
+
+def test_jit_report_bad_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRGRAD_CACHE_DIR", "off")
+    f = ig.jit(_f, report=str(tmp_path / "no" / "such" / "dir" / "r.html"))
+    with pytest.raises(OSError, match="report: cannot write .*r.html"):
+        f(np.ones(3, np.float32), np.ones(3, np.float32))
