@@ -105,6 +105,9 @@ class IrgradOptMain(xDSLOptMain):
         self.statistics: PassStatistics | None = None
         self.instrumentations: list[Instrumentation] = [_CurrentPass(self)]
         self.graph_pass: ModulePass | None = None
+        self.report_stages: dict[str, str] = {}
+        """With --report: "input" and each top-level pass's name -> the IR after it."""
+        self.report_seconds: dict[str, float] = {}
         """The view-op-graph pass whose DOT `--view-op-graph` prints instead of the module."""
         args = spell_out_flags(sys.argv[1:] if args is None else args)
         super().__init__(description="irgrad modular optimizer driver", args=args)
@@ -150,6 +153,9 @@ class IrgradOptMain(xDSLOptMain):
         self.pipeline = PassPipeline(tuple(self.op_pipeline.passes()))
         if args.view_op_graph is not None:
             self.graph_pass = _view_op_graph_pass(args.view_op_graph, args.target)
+        folder = os.path.dirname(os.path.abspath(args.report)) if args.report is not None else ""
+        if args.report is not None and not os.path.isdir(folder):
+            raise CommandLineError(f"--report {args.report}: the folder {folder} does not exist")
         if args.dump_pass_pipeline:
             print(f"Pass Manager with {self.op_pipeline.pass_count()} passes:", file=sys.stderr)
             print(self.op_pipeline.textual(), file=sys.stderr)
@@ -192,10 +198,17 @@ class IrgradOptMain(xDSLOptMain):
             checker = NumericChecker()
             checker.baseline(prog)
         remaining = len(self.op_pipeline.elements)
+        if self.args.report is not None:
+            self.report_stages["input"] = str(prog)
+        started = time.perf_counter()
 
         def after_top_level(name: str, module: ModuleOp) -> None:
-            nonlocal remaining
+            nonlocal remaining, started
             remaining -= 1
+            if self.args.report is not None:
+                label = name if name not in self.report_stages else f"{name} #{len(self.report_stages)}"
+                self.report_seconds[label] = time.perf_counter() - started
+                self.report_stages[label] = str(module)
             self._verify(module)
             if checker is not None:
                 checker.check(module, name)
@@ -203,6 +216,7 @@ class IrgradOptMain(xDSLOptMain):
                 print(f"IR after {name}:")
                 Printer(stream=sys.stdout).print_op(module)
                 print("\n\n\n")
+            started = time.perf_counter()
 
         PipelineRunner(self.ctx, self.instrumentations, after_top_level).run(self.op_pipeline, prog)
 
@@ -415,7 +429,20 @@ class IrgradOptMain(xDSLOptMain):
                 print(self.timer.report(), file=sys.stderr)
             if self.statistics is not None:
                 print(self.statistics.report(), file=sys.stderr)
+            if self.args.report is not None:
+                self._write_report()
         return 1 if failed else 0
+
+    def _write_report(self) -> None:
+        """The --report page: the IR after each top-level pass, with diffs and times."""
+        from irgrad.frontend.compile_report import render_report, write_report
+
+        title = f"{TOOL} report: {self.get_input_name()}"
+        page = render_report(title, self.report_stages, self.report_seconds, notes=[self.op_pipeline.textual()])
+        try:
+            write_report(self.args.report, page)
+        except OSError as err:
+            raise CommandLineError(f"--{err}") from None
 
     def check_diagnostics(
         self, chunk: Chunk, produced: list[expected.Diagnostic], error: Exception | None

@@ -85,6 +85,13 @@ def register_arguments(arg_parser: argparse.ArgumentParser, is_pass: Callable[[s
         "--view-op-graph='max-label-len=40 max-depth=1'",
     )
     arg_parser.add_argument(
+        "--report",
+        default=None,
+        metavar="FILE",
+        help="Write one self-contained HTML page to FILE: the IR after each pass of the pipeline, "
+        "with a diff to the one before and the time each pass took",
+    )
+    arg_parser.add_argument(
         "--gpu-arch",
         default="sm_80",
         help="GPU architecture the ptx target compiles for (default sm_80)",

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -96,3 +99,37 @@ def test_jit_report_bad_path(tmp_path, monkeypatch):
     f = ig.jit(_f, report=str(tmp_path / "no" / "such" / "dir" / "r.html"))
     with pytest.raises(OSError, match="report: cannot write .*r.html"):
         f(np.ones(3, np.float32), np.ones(3, np.float32))
+
+
+_OPT_INPUT = """func.func @f(%a: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %0 = arith.addi %a, %c0 : i32
+  %1 = arith.muli %0, %0 : i32
+  %2 = arith.muli %0, %0 : i32
+  %3 = arith.addi %1, %2 : i32
+  func.return %3 : i32
+}
+"""
+
+
+def _opt(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    (cwd / "in.mlir").write_text(_OPT_INPUT)
+    command = [sys.executable, "-m", "irgrad.driver.opt", *args, str(cwd / "in.mlir")]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_opt_report(tmp_path):
+    path = tmp_path / "r.html"
+    run = _opt("-p", "canonicalize,cse", "--report", str(path), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    page = path.read_text()
+    assert _parse(page).stages == ["input", "canonicalize", "cse"]
+    # canonicalize folds the `+ 0`; cse then drops one of the two equal multiplications.
+    assert '<span class="del">-    %0 = arith.addi %a, %c0 : i32</span>' in page
+    assert '<span class="del">-    %1 = arith.muli %a, %a : i32</span>' in page
+
+
+def test_opt_report_bad_path(tmp_path):
+    run = _opt("-p", "cse", "--report", str(tmp_path / "missing" / "r.html"), cwd=tmp_path)
+    assert run.returncode == 1
+    assert "--report" in run.stderr and "does not exist" in run.stderr and "Traceback" not in run.stderr
