@@ -37,6 +37,9 @@ lit: $(VENV)/.stamp-test
 
 # Both suites run even when the first fails; the target fails if either did.
 test: $(VENV)/.stamp-test
+	@# Chromium for the compile-report browser test (optional: skipped, saying so, without it).
+	@command -v chromium >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
+		apt-get install -y -q chromium >/dev/null 2>&1) || true
 	@status=0; \
 	$(BIN)/python -m pytest -q -n auto tests/unit || status=1; \
 	$(BIN)/lit -s tests/filecheck || status=1; \
