@@ -12,7 +12,7 @@ import numpy as np
 
 from irgrad.tracing import dtypes, gathers, primitives as lax
 from irgrad.numpy import basic as np_api, support
-from irgrad.numpy.support import api, lift, normalize_axes
+from irgrad.numpy.support import api, broadcast_to, lift, normalize_axes
 from irgrad.tracing.tracer import Tracer
 from irgrad.tracing.errors import ShapeError, user_site
 
@@ -122,18 +122,96 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Tracer:
 
 
 @api
-def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Tracer:
-    """numpy's pad in "constant" mode: pad_width is an int, a (before, after) pair, or one per axis."""
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode {mode!r}; only 'constant' is supported")
+def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0, *,
+        end_values: Any = 0, reflect_type: str = "even") -> Tracer:  # fmt: skip
+    """numpy's pad: pad_width is an int, a (before, after) pair, or one per axis. Modes:
+    "constant" (and "empty", filled with 0 here), "edge", "reflect", "symmetric", "wrap"
+    (gathers of the elements numpy copies: the gradient adds up over the copies),
+    "maximum", "minimum", "mean" (of the whole axis; no stat_length) and "linear_ramp"
+    (towards `end_values`). Axes are padded in order, as numpy does, so corners agree."""
     t = lift(x)
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (t.ndim, 2))
     if (widths < 0).any():
         raise ShapeError(f"pad: negative pad widths {pad_width}{user_site()}")
+    if mode == "empty":
+        mode = "constant"
+    if mode != "constant":
+        return _pad_by_axis(t, widths, mode, end_values, reflect_type)
     value = lift(constant_values, t.dtype)
     if value.shape != ():
         raise ShapeError(f"pad: constant_values must be a scalar{user_site()}")
     return lax.pad(t, value, widths[:, 0].tolist(), widths[:, 1].tolist())
+
+
+_COPY_MODES = ("edge", "reflect", "symmetric", "wrap")
+_STAT_MODES = {"maximum": "max", "minimum": "min", "mean": "mean"}
+
+
+def _pad_by_axis(t: Tracer, widths: np.ndarray, mode: str, end_values: Any, reflect_type: str) -> Tracer:
+    if mode not in (*_COPY_MODES, *_STAT_MODES, "linear_ramp"):
+        raise ValueError(
+            f"pad: mode {mode!r} is not one of 'constant', 'empty', 'edge', 'reflect', 'symmetric', "
+            f"'wrap', 'maximum', 'minimum', 'mean', 'linear_ramp'{user_site()}"
+        )
+    if reflect_type != "even":
+        raise NotImplementedError(f"pad: reflect_type={reflect_type!r}; only 'even' is supported{user_site()}")
+    ends = np.broadcast_to(np.asarray(end_values, dtype=np.float64), (t.ndim, 2))
+    for axis, (before, after) in enumerate(widths.tolist()):
+        if not before and not after:
+            continue
+        n = t.shape[axis]
+        if n == 0:
+            raise ShapeError(f"pad: can't extend empty axis {axis} using mode {mode!r}{user_site()}")
+        if mode in _COPY_MODES:
+            # numpy's own pad of the positions says which element each new place copies.
+            source = np.pad(np.arange(n), (before, after), mode=mode).astype(np.int32)
+            t = take(t, source, axis=axis)
+            continue
+        pieces = []
+        if mode in _STAT_MODES:
+            stat = getattr(np_api, _STAT_MODES[mode])(t, axis=axis, keepdims=True)
+            if mode == "mean" and not dtypes.is_float(t.dtype):
+                stat = lax.convert(_half_to_even(stat), t.dtype)  # numpy rounds an integer mean
+            edges = (stat, stat)
+        else:
+            edges = (_axis_slice(t, axis, 0, 1), _axis_slice(t, axis, n - 1, n))
+        for side, width in ((0, before), (1, after)):
+            if not width:
+                pieces.append(None)
+                continue
+            edge = edges[side]
+            shape = list(t.shape)
+            shape[axis] = width
+            if mode == "linear_ramp":
+                # From end_value (outermost) to the edge element, excluding the edge itself.
+                steps = np.arange(width, dtype=np.float64) / width
+                if side == 1:
+                    steps = steps[::-1]
+                ramp_shape = [1] * t.ndim
+                ramp_shape[axis] = width
+                weight = lift(steps.reshape(ramp_shape), t.dtype if dtypes.is_float(t.dtype) else dtypes.float64)
+                edge_f = edge if dtypes.is_float(t.dtype) else lax.convert(edge, dtypes.float64)
+                ramp = float(ends[axis, side]) + (edge_f - float(ends[axis, side])) * weight
+                piece = ramp if dtypes.is_float(t.dtype) else lax.convert(np_api.floor(ramp), t.dtype)  # numpy floors an integer ramp
+                pieces.append(broadcast_to(piece, tuple(shape)))
+            else:
+                pieces.append(broadcast_to(edge, tuple(shape)))
+        parts = [p for p in (pieces[0], t, pieces[1]) if p is not None]
+        t = lax.concatenate(parts, axis)
+    return t
+
+
+def _half_to_even(x: Tracer) -> Tracer:
+    """x rounded to the nearest integer, ties to even (np.around; rounding.rint is above here)."""
+    r = np_api.floor(x + 0.5)
+    tie_to_odd = (r - x == 0.5) & (np_api.floor(r * 0.5) * 2.0 != r)
+    return np_api.where(tie_to_odd, r - 1.0, r)
+
+
+def _axis_slice(t: Tracer, axis: int, start: int, stop: int) -> Tracer:
+    begin, end = [0] * t.ndim, list(t.shape)
+    begin[axis], end[axis] = start, stop
+    return lax.slice(t, begin, end, [1] * t.ndim)
 
 
 @api
