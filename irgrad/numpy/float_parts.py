@@ -22,10 +22,11 @@ from irgrad.numpy.support import api, broadcast_shapes, broadcast_to, lift
 from irgrad.numpy.elementwise_support import _const, _float, _float_operands, _stop, dtypes_finfo
 from irgrad.numpy.exponents import log2
 from irgrad.numpy.numerics import isnan
+from irgrad.numpy.rounding import trunc
 from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, user_site
 
-__all__ = ["copysign", "frexp", "isneginf", "isposinf", "ldexp", "nan_to_num", "signbit"]
+__all__ = ["copysign", "frexp", "isneginf", "isposinf", "ldexp", "modf", "nan_to_num", "signbit"]
 
 
 def _signbit(t: Tracer) -> Tracer:
@@ -155,3 +156,15 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None
     out = np_api.where(t == inf, _const(t, hi), t)
     out = np_api.where(t == -inf, _const(t, lo), out)
     return np_api.where(isnan(t), _const(t, nan), out)
+
+
+@api
+def modf(x: Any) -> tuple[Tracer, Tracer]:
+    """numpy's modf: (fractional part, integral part), both with x's sign (-0.0 kept, as
+    numpy), for +-inf (+-0.0, +-inf), NaN for NaN; integers become float32. Derivatives: 1
+    for the fraction, 0 for the integral part (a step function)."""
+    t = _float("modf", x)
+    whole = trunc(t)
+    inf = np_api.abs(t) == float("inf")
+    fraction = np_api.where(inf, copysign(0.0, t), t - whole)
+    return copysign(fraction, t), whole
