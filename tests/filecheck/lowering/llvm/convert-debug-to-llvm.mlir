@@ -44,7 +44,7 @@ func.func @strided(%a: memref<2x3xf32, strided<[6, 2]>>) {
 // BUF-LABEL: func.func @main
 // BUF:       %[[VIEW:.*]] = memref.subview %x
 // BUF:       %[[COPY:.*]] = memref.alloc() : memref<2x3xf32>
-// BUF:       "memref.copy"(%[[VIEW]], %[[COPY]])
+// BUF:       memref.copy %[[VIEW]], %[[COPY]]
 // BUF:       debug.print "slice {}"(%[[COPY]]) : memref<2x3xf32>
 // BUF:       memref.dealloc %[[COPY]]
 // BUF:       debug.print "doubled {}"(%[[Y:.*]]) : memref<4x6xf32>

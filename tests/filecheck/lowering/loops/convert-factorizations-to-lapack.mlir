@@ -8,7 +8,7 @@
 
 // A batch of 2x3 matrices: two loops, a subview of each batch element, the routine on it.
 // CHECK-LABEL: func.func private @potrf(%a: memref<2x3x4x4xf64>, %out: memref<2x3x4x4xf64>)
-// CHECK-NEXT:    "memref.copy"(%a, %out) : (memref<2x3x4x4xf64>, memref<2x3x4x4xf64>) -> ()
+// CHECK-NEXT:    memref.copy %a, %out : memref<2x3x4x4xf64> to memref<2x3x4x4xf64>
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
 // CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
 // CHECK-NEXT:        %[[V:.*]] = memref.subview %out[%[[I]], %[[J]], 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : memref<2x3x4x4xf64> to memref<4x4xf64, strided<[4, 1], offset: ?>>
@@ -25,7 +25,7 @@ func.func private @potrf(%a: memref<2x3x4x4xf64>, %out: memref<2x3x4x4xf64>) att
 
 // A single matrix needs no loop; the right-hand side is copied and solved in place, the flags kept.
 // CHECK-LABEL: func.func private @trsm(%a: memref<5x5xf32>, %b: memref<5x2xf32>, %out: memref<5x2xf32>)
-// CHECK-NEXT:    "memref.copy"(%b, %out) : (memref<5x2xf32>, memref<5x2xf32>) -> ()
+// CHECK-NEXT:    memref.copy %b, %out : memref<5x2xf32> to memref<5x2xf32>
 // CHECK-NEXT:    blas.trsm %a, %out unit_diagonal : memref<5x5xf32>, memref<5x2xf32>
 // CHECK-NEXT:    func.return
 func.func private @trsm(%a: memref<5x5xf32>, %b: memref<5x2xf32>, %out: memref<5x2xf32>) attributes {irgrad.factorization = {kind = "trsm", lower = false, unit_diagonal = true}} {
@@ -37,7 +37,7 @@ func.func private @trsm(%a: memref<5x5xf32>, %b: memref<5x2xf32>, %out: memref<5
 // A tagged declaration (nn-expand-factorizations{references=false}, the CPU pipeline) gets its
 // body here, on its bufferized signature.
 // CHECK-LABEL: func.func private @declared_syevd(%0: memref<4x4xf64>, %1: memref<4xf64>, %2: memref<4x4xf64>)
-// CHECK-NEXT:    "memref.copy"(%0, %2) : (memref<4x4xf64>, memref<4x4xf64>) -> ()
+// CHECK-NEXT:    memref.copy %0, %2 : memref<4x4xf64> to memref<4x4xf64>
 // CHECK-NEXT:    blas.syevd %2, %1 : memref<4x4xf64>, memref<4xf64>
 // CHECK-NEXT:    func.return
 func.func private @declared_syevd(memref<4x4xf64>, memref<4xf64>, memref<4x4xf64>) attributes {irgrad.factorization = {kind = "syevd", lower = true, unit_diagonal = false}}
@@ -46,7 +46,7 @@ func.func private @declared_syevd(memref<4x4xf64>, memref<4xf64>, memref<4x4xf64
 
 // LU: the factored matrix and the two i32 vectors, each per batch element.
 // CHECK-LABEL: func.func private @getrf
-// CHECK-NEXT:    "memref.copy"(%a, %lu) : (memref<3x4x4xf32>, memref<3x4x4xf32>) -> ()
+// CHECK-NEXT:    memref.copy %a, %lu : memref<3x4x4xf32> to memref<3x4x4xf32>
 // CHECK:         scf.for %[[I:.*]] =
 // CHECK-NEXT:      %[[A:.*]] = memref.subview %lu[%[[I]], 0, 0] [1, 4, 4] [1, 1, 1]
 // CHECK-NEXT:      %[[P:.*]] = memref.subview %piv[%[[I]], 0] [1, 4] [1, 1] : memref<3x4xi32> to memref<4xi32, strided<[1], offset: ?>>
@@ -60,7 +60,7 @@ func.func private @getrf(%a: memref<3x4x4xf32>, %lu: memref<3x4x4xf32>, %piv: me
 
 // A batch dimension of size 1 needs no loop: a subview at the static offset.
 // CHECK-LABEL: func.func private @potrf_unit_batch
-// CHECK-NEXT:    "memref.copy"(%a, %out)
+// CHECK-NEXT:    memref.copy %a, %out
 // CHECK-NEXT:    %[[V:.*]] = memref.subview %out[0, 0, 0] [1, 3, 3] [1, 1, 1] : memref<1x3x3xf32> to memref<3x3xf32, strided<[3, 1]>>
 // CHECK-NEXT:    blas.potrf %[[V]] : memref<3x3xf32, strided<[3, 1]>>
 // CHECK-NEXT:    func.return
@@ -72,7 +72,7 @@ func.func private @potrf_unit_batch(%a: memref<1x3x3xf32>, %out: memref<1x3x3xf3
 
 // eigh: A copied into V, then syevd per batch element on V's matrix and w's vector.
 // CHECK-LABEL: func.func private @syevd(%a: memref<2x4x4xf64>, %w: memref<2x4xf64>, %v: memref<2x4x4xf64>)
-// CHECK-NEXT:    "memref.copy"(%a, %v) : (memref<2x4x4xf64>, memref<2x4x4xf64>) -> ()
+// CHECK-NEXT:    memref.copy %a, %v : memref<2x4x4xf64> to memref<2x4x4xf64>
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
 // CHECK-NEXT:      %[[V:.*]] = memref.subview %v[%[[I]], 0, 0] [1, 4, 4] [1, 1, 1] : memref<2x4x4xf64> to memref<4x4xf64, strided<[4, 1], offset: ?>>
 // CHECK-NEXT:      %[[W:.*]] = memref.subview %w[%[[I]], 0] [1, 4] [1, 1] : memref<2x4xf64> to memref<4xf64, strided<[1], offset: ?>>
@@ -89,7 +89,7 @@ func.func private @syevd(%a: memref<2x4x4xf64>, %w: memref<2x4xf64>, %v: memref<
 // argument may be the caller's), freed at the end; s, u and vt are written directly.
 // CHECK-LABEL: func.func private @gesdd(%a: memref<3x5xf32>, %u: memref<3x3xf32>, %s: memref<3xf32>, %vt: memref<3x5xf32>)
 // CHECK-NEXT:    %[[T:.*]] = memref.alloc() : memref<3x5xf32>
-// CHECK-NEXT:    "memref.copy"(%a, %[[T]]) : (memref<3x5xf32>, memref<3x5xf32>) -> ()
+// CHECK-NEXT:    memref.copy %a, %[[T]] : memref<3x5xf32> to memref<3x5xf32>
 // CHECK-NEXT:    blas.gesdd %[[T]], %s, %u, %vt : memref<3x5xf32>, memref<3xf32>, memref<3x3xf32>, memref<3x5xf32>
 // CHECK-NEXT:    memref.dealloc %[[T]] : memref<3x5xf32>
 // CHECK-NEXT:    func.return
@@ -102,7 +102,7 @@ func.func private @gesdd(%a: memref<3x5xf32>, %u: memref<3x3xf32>, %s: memref<3x
 // A batch of tall matrices: one scratch for the batch, a subview of it and of each output per element.
 // CHECK-LABEL: func.func private @gesdd_batched
 // CHECK-NEXT:    %[[T:.*]] = memref.alloc() : memref<2x5x3xf64>
-// CHECK-NEXT:    "memref.copy"(%a, %[[T]])
+// CHECK-NEXT:    memref.copy %a, %[[T]]
 // CHECK:         scf.for %[[I:.*]] =
 // CHECK-NEXT:      %[[A:.*]] = memref.subview %[[T]][%[[I]], 0, 0] [1, 5, 3] [1, 1, 1] : memref<2x5x3xf64> to memref<5x3xf64, strided<[3, 1], offset: ?>>
 // CHECK-NEXT:      %[[S:.*]] = memref.subview %s[%[[I]], 0] [1, 3] [1, 1] : memref<2x3xf64> to memref<3xf64, strided<[1], offset: ?>>
@@ -120,7 +120,7 @@ func.func private @gesdd_batched(%a: memref<2x5x3xf64>, %u: memref<2x5x3xf64>, %
 
 // qr: A copied into Q, then geqrf (+ orgqr) per batch element on Q's and R's matrices.
 // CHECK-LABEL: func.func private @geqrf
-// CHECK-NEXT:    "memref.copy"(%a, %q) : (memref<3x5x3xf32>, memref<3x5x3xf32>) -> ()
+// CHECK-NEXT:    memref.copy %a, %q : memref<3x5x3xf32> to memref<3x5x3xf32>
 // CHECK:         scf.for %[[I:.*]] =
 // CHECK-NEXT:      %[[Q:.*]] = memref.subview %q[%[[I]], 0, 0] [1, 5, 3] [1, 1, 1] : memref<3x5x3xf32> to memref<5x3xf32, strided<[3, 1], offset: ?>>
 // CHECK-NEXT:      %[[R:.*]] = memref.subview %r[%[[I]], 0, 0] [1, 3, 3] [1, 1, 1] : memref<3x3x3xf32> to memref<3x3xf32, strided<[3, 1], offset: ?>>
@@ -192,7 +192,7 @@ func.func private @unknown(%a: memref<4x4xf64>, %out: memref<4x4xf64>) attribute
 // PIPE-LABEL: func.func @solve
 // PIPE:         func.call @irgrad_trsm_lower_3x3xf64_3x1xf64(%a, %b, %out)
 // PIPE-LABEL: func.func private @irgrad_trsm_lower_3x3xf64_3x1xf64
-// PIPE-NEXT:    "memref.copy"(%b, %out)
+// PIPE-NEXT:    memref.copy %b, %out
 // PIPE-NEXT:    blas.trsm %a, %out lower : memref<3x3xf64>, memref<3x1xf64>
 // PIPE-NEXT:    func.return
 func.func @solve(%a: tensor<3x3xf64>, %b: tensor<3x1xf64>) -> tensor<3x1xf64> {
@@ -208,7 +208,7 @@ func.func @solve(%a: tensor<3x3xf64>, %b: tensor<3x1xf64>) -> tensor<3x1xf64> {
 // PIPE:         func.call @irgrad_gesdd_2x4x3xf32(%b, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<2x4x3xf32>, memref<2x4x3xf32>, memref<2x3xf32>, memref<2x3x3xf32>) -> ()
 // PIPE:         func.call @irgrad_geqrf_2x4x3xf32(%b, %{{.*}}, %{{.*}}) : (memref<2x4x3xf32>, memref<2x4x3xf32>, memref<2x3x3xf32>) -> ()
 // PIPE-LABEL: func.func private @irgrad_syevd_3x3xf64
-// PIPE-NEXT:    "memref.copy"(%a, %out1)
+// PIPE-NEXT:    memref.copy %a, %out1
 // PIPE-NEXT:    blas.syevd %out1, %out0 : memref<3x3xf64>, memref<3xf64>
 // PIPE-NEXT:    func.return
 // PIPE-LABEL: func.func private @irgrad_gesdd_2x4x3xf32
@@ -217,7 +217,7 @@ func.func @solve(%a: tensor<3x3xf64>, %b: tensor<3x1xf64>) -> tensor<3x1xf64> {
 // PIPE:         memref.dealloc
 // PIPE-NEXT:    func.return
 // PIPE-LABEL: func.func private @irgrad_geqrf_2x4x3xf32
-// PIPE-NEXT:    "memref.copy"(%a, %out0)
+// PIPE-NEXT:    memref.copy %a, %out0
 // PIPE:         blas.geqrf
 // PIPE-NOT:     linalg
 // PIPE:         func.return

@@ -126,7 +126,7 @@ func.func @source_written(%dy: memref<32x40xf32>, %w: memref<48x40xf32>, %dx: me
 // The output read between its zero fill and the matmul: the fill stays, beta = 1.
 // CHECK-LABEL: func.func @output_read_after_fill
 // CHECK:         linalg.fill ins(%zero : f32) outs(%c : memref<32x40xf32>)
-// CHECK-NEXT:    "memref.copy"(%c, %snapshot)
+// CHECK-NEXT:    memref.copy %c, %snapshot
 // CHECK-NEXT:    blas.gemm %a, %b, %c {alpha = 1.000000e+00 : f64, beta = 1.000000e+00 : f64}
 func.func @output_read_after_fill(%a: memref<32x48xf32>, %b: memref<48x40xf32>, %c: memref<32x40xf32>, %snapshot: memref<32x40xf32>) {
   %zero = arith.constant 0.0 : f32

@@ -23,7 +23,7 @@
 // CHECK-LABEL: func.func private @step_part1(
 // CHECK-SAME:    %0: memref<4xf32> {llvm.noalias}, %1: memref<2x2xf32> {llvm.noalias}, %2: f32) -> f32 attributes {no_inline} {
 // CHECK-NEXT:    %b2 = memref.expand_shape %0
-// CHECK:         "memref.copy"(%b2, %1)
+// CHECK:         memref.copy %b2, %1
 // CHECK:         %r = arith.addf %2, %t : f32
 // CHECK-NEXT:    func.return %r : f32
 // CHECK-LABEL: func.func @step(
