@@ -67,7 +67,7 @@ func.func @h() {
 // CHECK:       func.func private @block(
 // CHECK:       func.func private @loss(
 // CHECK-NEXT:    autodiff.checkpoint @block(
-// CHECK:       "memref.global"() <{sym_name = "table"
+// CHECK:       memref.global "private" constant @table : memref<3xi32>
 // CHECK-NOT:   @unused_table
 // CHECK:       func.func @entry(
 // CHECK-NEXT:    autodiff.grad @loss(

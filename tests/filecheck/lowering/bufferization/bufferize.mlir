@@ -91,15 +91,15 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> f32 {
 
 // Slices are strided views (offset ?); inserting into a destination that is still read
 // later copies the destination first. Constants are read-only globals.
-// CHECK:       "memref.global"() <{sym_name = "[[G:__constant_4x6_0]]", type = memref<4x6xf32>, initial_value = dense<1.000000e+00> : tensor<4x6xf32>, sym_visibility = "private", constant}>
+// CHECK:       memref.global "private" constant @[[G:__constant_4x6_0]] : memref<4x6xf32> = dense<1.000000e+00>
 // CHECK-LABEL: func.func @slices(%a: memref<4x6xf32>, %i: index, %out0: memref<2x3xf32>, %out1: memref<4x6xf32>, %out2: memref<4x6xf32>) {
 // CHECK-NEXT:    %[[S:.*]] = memref.subview %a[%i, 1] [2, 3] [1, 2] : memref<4x6xf32> to memref<2x3xf32, strided<[6, 2], offset: ?>>
 // CHECK-NEXT:    %[[C:.*]] = memref.get_global @[[G]] : memref<4x6xf32>
-// CHECK-NEXT:    "memref.copy"(%[[C]], %out1)
-// CHECK-NEXT:    %[[V:.*]] = memref.subview %out1[0, 0] [2, 3] [1, 1] : memref<4x6xf32> to memref<2x3xf32, strided<[6, 1], offset: ?>>
-// CHECK-NEXT:    "memref.copy"(%[[S]], %[[V]])
-// CHECK-NEXT:    "memref.copy"(%[[S]], %out0)
-// CHECK-NEXT:    "memref.copy"(%[[C]], %out2)
+// CHECK-NEXT:    memref.copy %[[C]], %out1
+// CHECK-NEXT:    %[[V:.*]] = memref.subview %out1[0, 0] [2, 3] [1, 1] : memref<4x6xf32> to memref<2x3xf32, strided<[6, 1]>>
+// CHECK-NEXT:    memref.copy %[[S]], %[[V]]
+// CHECK-NEXT:    memref.copy %[[S]], %out0
+// CHECK-NEXT:    memref.copy %[[C]], %out2
 // CHECK-NEXT:    func.return
 func.func @slices(%a: tensor<4x6xf32>, %i: index) -> (tensor<2x3xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
   %s = tensor.extract_slice %a[%i, 1] [2, 3] [1, 2] : tensor<4x6xf32> to tensor<2x3xf32>
@@ -116,8 +116,8 @@ func.func @slices(%a: tensor<4x6xf32>, %i: index) -> (tensor<2x3xf32>, tensor<4x
 // CHECK-LABEL: func.func @window_update(%b: memref<2x3xf32>, %out: memref<4x6xf32>) {
 // CHECK-NEXT:    %{{.*}} = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    linalg.fill ins(%{{.*}} : f32) outs(%out : memref<4x6xf32>)
-// CHECK-NEXT:    %[[W:.*]] = memref.subview %out[1, 0] [2, 3] [2, 2] : memref<4x6xf32> to memref<2x3xf32, strided<[12, 2], offset: ?>>
-// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[W]], %b : memref<2x3xf32, strided<[12, 2], offset: ?>>, memref<2x3xf32>) outs(%[[W]] : memref<2x3xf32, strided<[12, 2], offset: ?>>)
+// CHECK-NEXT:    %[[W:.*]] = memref.subview %out[1, 0] [2, 3] [2, 2] : memref<4x6xf32> to memref<2x3xf32, strided<[12, 2], offset: 6>>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[W]], %b : memref<2x3xf32, strided<[12, 2], offset: 6>>, memref<2x3xf32>) outs(%[[W]] : memref<2x3xf32, strided<[12, 2], offset: 6>>)
 // CHECK-NOT:     memref.copy
 // CHECK:         func.return
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -143,7 +143,7 @@ func.func @window_update(%b: tensor<2x3xf32>) -> tensor<4x6xf32> {
 // CHECK-LABEL: func.func @window_update_d_live(%b: memref<2x3xf32>, %out0: memref<4x6xf32>, %out1: memref<4x6xf32>) {
 // CHECK:         %[[T:.*]] = memref.alloc() : memref<2x3xf32>
 // CHECK-NEXT:    linalg.generic {{.*}} outs(%[[T]] : memref<2x3xf32>)
-// CHECK:         "memref.copy"(%[[T]],
+// CHECK:         memref.copy %[[T]],
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @window_update_d_live(%b: tensor<2x3xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -166,12 +166,12 @@ func.func @window_update_d_live(%b: tensor<2x3xf32>) -> (tensor<4x6xf32>, tensor
 // iteration updates it in place and yields it; the result is copied out and freed.
 // CHECK-LABEL: func.func @loop(%a: memref<4xf32>, %n: index, %out: memref<4xf32>) {
 // CHECK:         %[[INIT:.*]] = memref.alloc() : memref<4xf32>
-// CHECK-NEXT:    "memref.copy"(%a, %[[INIT]])
+// CHECK-NEXT:    memref.copy %a, %[[INIT]]
 // CHECK-NEXT:    %[[R:.*]] = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %[[INIT]]) -> (memref<4xf32>) {
 // CHECK-NEXT:      linalg.generic {{.*}} ins(%acc : memref<4xf32>) outs(%acc : memref<4xf32>)
 // CHECK:           scf.yield %acc : memref<4xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    "memref.copy"(%[[R]], %out)
+// CHECK-NEXT:    memref.copy %[[R]], %out
 // CHECK-NEXT:    memref.dealloc %[[R]] : memref<4xf32>
 // CHECK-NEXT:    func.return
 #id = affine_map<(d0) -> (d0)>
@@ -200,10 +200,10 @@ func.func @loop(%a: tensor<4xf32>, %n: index) -> tensor<4xf32> {
 // CHECK:           scf.yield %[[Y]] : memref<4xf32>
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      %[[A:.*]] = memref.alloc() : memref<4xf32>
-// CHECK-NEXT:      "memref.copy"(%a, %[[A]])
+// CHECK-NEXT:      memref.copy %a, %[[A]]
 // CHECK-NEXT:      scf.yield %[[A]] : memref<4xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    "memref.copy"(%[[R]], %out)
+// CHECK-NEXT:    memref.copy %[[R]], %out
 // CHECK-NEXT:    memref.dealloc %[[R]] : memref<4xf32>
 #id = affine_map<(d0) -> (d0)>
 func.func @branch(%a: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
@@ -226,7 +226,7 @@ func.func @branch(%a: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
 // Tensor results become trailing out-parameters the caller allocates; a call result the
 // caller returns is computed in the caller's own out-parameter.
 // CHECK-LABEL: func.func private @callee(%x: memref<4xf32>, %out: memref<4xf32>) -> f32 {
-// CHECK:         "memref.copy"(%x, %out)
+// CHECK:         memref.copy %x, %out
 // CHECK-NEXT:    func.return %s : f32
 // CHECK-LABEL: func.func @caller(%a: memref<4xf32>, %out: memref<4xf32>) -> f32 {
 // CHECK-NEXT:    %[[Y:.*]] = memref.alloc() : memref<4xf32>
@@ -255,7 +255,7 @@ func.func @caller(%a: tensor<4xf32>) -> (tensor<4xf32>, f32) {
 // CHECK-NEXT:    mpi.alltoall_buffers(%x, %[[Y]], %c) : memref<2x3xf32>, memref<2x3xf32>
 // CHECK-NEXT:    %[[V:.*]] = memref.subview %[[Y]][0, 1] [2, 1] [1, 1]
 // CHECK-NEXT:    %[[CV:.*]] = memref.alloc() : memref<2xf32>
-// CHECK-NEXT:    "memref.copy"(%{{.*}}, %[[CV]])
+// CHECK-NEXT:    memref.copy %{{.*}}, %[[CV]]
 // CHECK-NEXT:    memref.dealloc %[[Y]]
 // CHECK-NEXT:    mpi.allgather_buffers(%[[CV]], %out, %c) : memref<2xf32>, memref<2x2xf32>
 // CHECK-NEXT:    memref.dealloc %[[CV]]
