@@ -23,7 +23,7 @@
 // CHECK-NEXT:    %[[E:.*]] = builtin.unrealized_conversion_cast %end : i64 to index
 // CHECK:         %[[LO:.*]] = arith.addi %[[C0]], %{{.*}} : index
 // CHECK:         %[[HI:.*]] = arith.minui %{{.*}}, %[[C512]] : index
-// CHECK-NEXT:    "scf.parallel"(%[[LO]], %[[C0]], %[[HI]], %[[C512]], %[[C1]], %[[C1]])
+// CHECK-NEXT:    scf.parallel (%i, %j) = (%[[LO]], %[[C0]]) to (%[[HI]], %[[C512]]) step (%[[C1]], %[[C1]])
 // CHECK:           memref.load %[[X]][%i, %j]
 // CHECK-NEXT:      arith.mulf %{{.*}}, %[[S]] : f32
 // CHECK-LABEL: func.func @scale(
@@ -52,7 +52,7 @@ func.func @scale(%x: memref<512x512xf32>, %s: f32, %out: memref<512x512xf32>) {
 // Too little work to pay for waking the pool (4 x 8 iterations).
 // CHECK-LABEL: func.func @small(
 // CHECK-NOT:     irgrad_parallel_for
-// CHECK:         "scf.parallel"
+// CHECK:         scf.parallel (
 func.func @small(%m: memref<4x8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -70,7 +70,7 @@ func.func @small(%m: memref<4x8xf32>) {
 // A reduction: combining partial results across threads is not done yet.
 // CHECK-LABEL: func.func @total(
 // CHECK-NOT:     irgrad_parallel_for
-// CHECK:         "scf.parallel"
+// CHECK:         scf.parallel (
 func.func @total(%m: memref<1048576xf32>, %out: memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -92,7 +92,7 @@ func.func @total(%m: memref<1048576xf32>, %out: memref<f32>) {
 // Bounds that are not constants: the work cannot be estimated.
 // CHECK-LABEL: func.func @dynamic(
 // CHECK-NOT:     irgrad_parallel_for
-// CHECK:         "scf.parallel"
+// CHECK:         scf.parallel (
 func.func @dynamic(%m: memref<1048576xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -109,7 +109,7 @@ func.func @dynamic(%m: memref<1048576xf32>, %n: index) {
 // a MemoryError, so the loop stays on it.
 // CHECK-LABEL: func.func @allocates(
 // CHECK-NOT:     irgrad_parallel_for
-// CHECK:         "scf.parallel"
+// CHECK:         scf.parallel (
 func.func @allocates(%m: memref<1048576xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -128,7 +128,7 @@ func.func @allocates(%m: memref<1048576xf32>) {
 // The first dimension has a single iteration: nothing to split across threads.
 // CHECK-LABEL: func.func @single_row(
 // CHECK-NOT:     irgrad_parallel_for
-// CHECK:         "scf.parallel"
+// CHECK:         scf.parallel (
 func.func @single_row(%m: memref<1x1048576xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
