@@ -59,8 +59,7 @@ func.func @constants(%m: memref<4x8xf32>) -> (f32, f32) {
 // CHECK-NEXT:      %v = memref.load %m[%k, %j] : memref<4x8xf32>
 // CHECK-NEXT:      memref.store %v, %m[%k, %c0] : memref<4x8xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    "scf.parallel"(%c0, %c0, %c4, %c8, %c1, %c1)
-// CHECK-NEXT:    ^{{.*}}(%p: index, %q: index):
+// CHECK-NEXT:    scf.parallel (%p, %q) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1)
 // CHECK-NEXT:      %w = memref.load %m[%p, %q] : memref<4x8xf32>
 // CHECK:         scf.for %long = %c0 to %c8 step %c1 {
 // CHECK-NEXT:      arith.constant 4 : index

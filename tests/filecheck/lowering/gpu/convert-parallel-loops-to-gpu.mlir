@@ -363,7 +363,7 @@ func.func @device_bound(%n: memref<index>, %a: memref<4xf32>) {
 // it a device-to-device memcpy); from a strided view it becomes a copy kernel.
 
 // CHECK-LABEL: func.func @copies
-// CHECK:       "memref.copy"(%a, %b) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+// CHECK:       memref.copy %a, %b : memref<2x3xf32> to memref<2x3xf32>
 // CHECK:       "gpu.launch"
 // CHECK:         %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<2x3xf32, strided<[6, 1], offset: ?>>
 // CHECK-NEXT:    memref.store %[[V]], %b[%{{.*}}, %{{.*}}] : memref<2x3xf32>
@@ -438,7 +438,7 @@ func.func @call_in_loop(%a: memref<4xf32>) {
 
 // CHECK-LABEL: func.func @scatter_rows
 // CHECK-NOT:   scf.for
-// CHECK:       "memref.copy"(%x, %acc0)
+// CHECK:       memref.copy %x, %acc0
 // CHECK:       %[[ROW:.*]] = arith.constant 64 : index
 // CHECK-NEXT:  "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROW]], %{{.*}}, %{{.*}})
 // CHECK:         scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -454,7 +454,7 @@ func.func @call_in_loop(%a: memref<4xf32>) {
 // CHECK-NEXT:    "gpu.terminator"() : () -> ()
 // CHECK-NOT:   gpu.launch
 // CHECK-NOT:   memref.alloc() : memref<1x64xf32>
-// CHECK:       "memref.copy"(%[[ACC]], %out)
+// CHECK:       memref.copy %[[ACC]], %out
 
 func.func @scatter_rows(%x: memref<8x64xf32>, %i: memref<6xi32>, %u: memref<6x64xf32>, %out: memref<8x64xf32>) {
   %c0 = arith.constant 0 : index

@@ -69,7 +69,7 @@ func.func @scale(%a: memref<64xf32>, %s: f32) {
 // CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
 // CHECK:           %[[TABLE:.*]] = memref.get_global @table : memref<2xf32>
 // CHECK:           memref.load %[[TABLE]]
-// CHECK:         "memref.global"() <{sym_name = "table", sym_visibility = "public", type = memref<2xf32>, initial_value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>, constant}> : () -> ()
+// CHECK:         memref.global constant @table : memref<2xf32> = dense<[1.000000e+00, 2.000000e+00]>{{$}}
 "memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<2xf32>, initial_value = dense<[1.0, 2.0]> : tensor<2xf32>, constant}> : () -> ()
 func.func @memory(%a: memref<2xf32>, %b: memref<2xf32>, %n: memref<index>, %k: i32) -> index {
   %c0 = arith.constant 0 : index
