@@ -142,7 +142,7 @@ func.func @subviews(%m: memref<4x8xf32>, %i: index, %n: index) {
 
 // GPU code is left alone: convert-gpu-to-nvvm does not lower cf.assert.
 
-// CHECK-LABEL: "gpu.module"
+// CHECK-LABEL: gpu.module @kernels {
 // CHECK-NOT:     cf.assert
 "gpu.module"() <{sym_name = "kernels"}> ({
   "gpu.func"() <{function_type = (memref<64xf32>, index) -> (), kernel}> ({

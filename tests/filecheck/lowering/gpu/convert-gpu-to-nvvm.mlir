@@ -1,15 +1,15 @@
 // RUN: irgrad-opt -p convert-gpu-to-nvvm %s --split-input-file --verify-diagnostics | filecheck %s
 
-// A kernel becomes an llvm.func with the nvvm.kernel attribute whose buffer arguments are
-// global-address-space pointers, cast to generic ones on entry (written as llvm.bitcast,
-// which the PTX translation emits as addrspacecast). Thread and block ids and sizes read
-// NVVM special registers (i32, zero-extended to the i64 of index). Host code is untouched.
+// A kernel becomes an llvm.func with the nvvm.kernel attribute (and, as upstream MLIR's, the
+// gpu.kernel one) whose buffer arguments are global-address-space pointers, cast to generic
+// ones on entry (llvm.addrspacecast). Thread and block ids and sizes read NVVM special
+// registers (i32, zero-extended to the i64 of index). Host code is untouched.
 
 // CHECK-LABEL: func.func @host
-// CHECK:         "gpu.launch_func"
-// CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
-// CHECK-NEXT:    llvm.func @add_one(%[[ARG:.*]]: !llvm.ptr<1>, %[[N:.*]]: i64) attributes {nvvm.kernel} {
-// CHECK-NEXT:      %[[P:.*]] = llvm.bitcast %[[ARG]] : !llvm.ptr<1> to !llvm.ptr
+// CHECK:         gpu.launch_func
+// CHECK:       gpu.module @kernels {
+// CHECK-NEXT:    llvm.func @add_one(%[[ARG:.*]]: !llvm.ptr<1>, %[[N:.*]]: i64) attributes {nvvm.kernel, gpu.kernel} {
+// CHECK-NEXT:      %[[P:.*]] = llvm.addrspacecast %[[ARG]] : !llvm.ptr<1> to !llvm.ptr
 // CHECK:           %[[TID32:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.tid.x"() : () -> i32
 // CHECK-NEXT:      %[[TID:.*]] = llvm.zext %[[TID32]] : i32 to i64
 // CHECK:           llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"() : () -> i32
@@ -49,11 +49,11 @@ func.func @host(%a: memref<64xf32>, %n: index) {
 // Shared memory (memory space 3) is an internal address-space-3 global without initializer;
 // its address is cast to a generic pointer. gpu.barrier is llvm.nvvm.barrier0.
 
-// CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
+// CHECK:       gpu.module @kernels {
 // CHECK-NEXT:    llvm.mlir.global internal @__irgrad_shared_0() {addr_space = 3 : i32, alignment = 4 : i64} : !llvm.array<32 x f32>
 // CHECK:         llvm.func @tree
 // CHECK:           %[[SH:.*]] = llvm.mlir.addressof @__irgrad_shared_0 : !llvm.ptr<3>
-// CHECK-NEXT:      %[[G:.*]] = llvm.bitcast %[[SH]] : !llvm.ptr<3> to !llvm.ptr
+// CHECK-NEXT:      %[[G:.*]] = llvm.addrspacecast %[[SH]] : !llvm.ptr<3> to !llvm.ptr
 // CHECK:           llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
 // CHECK-NEXT:      llvm.call_intrinsic "llvm.nvvm.barrier0"() : () -> ()
 // CHECK-NEXT:      %[[FIRST:.*]] = llvm.getelementptr inbounds %[[G]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32

@@ -14,8 +14,7 @@
 // CHECK:       %c8 = arith.constant 8 : index
 // CHECK-NEXT:  %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT:  %[[THREADS:.*]] = arith.constant 32 : index
-// CHECK-NEXT:  "gpu.launch"(%[[ONE]], %[[ONE]], %[[ONE]], %[[THREADS]], %[[ONE]], %[[ONE]])
-// CHECK-NEXT:  ^{{.*}}(%[[BX:.*]]: index, %{{.*}}: index, %{{.*}}: index, %[[TX:.*]]: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[BDX:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:  gpu.launch blocks(%[[BX:\w+]], %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]]) threads(%[[TX:\w+]], %{{\w+}}, %{{\w+}}) in (%[[BDX:\w+]] = %[[THREADS]], %{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]]) {
 // CHECK-NEXT:    %[[B:.*]] = arith.index_cast %[[BX]] : index to i32
 // CHECK-NEXT:    %[[D:.*]] = arith.index_cast %[[BDX]] : index to i32
 // CHECK-NEXT:    %[[T:.*]] = arith.index_cast %[[TX]] : index to i32
@@ -28,7 +27,7 @@
 // CHECK-NEXT:    %[[I:.*]] = arith.index_cast %[[II]] : i32 to index
 // CHECK-NEXT:    %[[V:.*]] = memref.load %a[%[[I]], %[[J]]] : memref<4x8xf32>
 // CHECK-NEXT:    memref.store %[[V]], %b[%[[I]], %[[J]]] : memref<4x8xf32>
-// CHECK-NEXT:    "gpu.terminator"() : () -> ()
+// CHECK-NEXT:    gpu.terminator
 // CHECK-NOT:   scf.parallel
 // B64-LABEL:   func.func @copy_2d
 // B64:         arith.constant 32 : index
@@ -55,12 +54,12 @@ func.func @copy_2d(%a: memref<4x8xf32>, %b: memref<4x8xf32>) {
 // CHECK-LABEL: func.func @row_sums
 // CHECK:       %[[GRID:.*]] = arith.constant 4 : index
 // CHECK-NEXT:  %[[BLOCK:.*]] = arith.constant 256 : index
-// CHECK-NEXT:  "gpu.launch"(%[[GRID]], %{{.*}}, %{{.*}}, %[[BLOCK]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:  gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[GRID]], %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) threads(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[BLOCK]], %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) {
 // CHECK:         %[[LIMIT:.*]] = arith.constant 1000 : i32
 // CHECK-NEXT:    %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %[[LIMIT]] : i32
 // CHECK-NEXT:    scf.if %[[IN]] {
 // CHECK:           %{{.*}} = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
-// CHECK:         "gpu.terminator"() : () -> ()
+// CHECK:         gpu.terminator
 // B64-LABEL:   func.func @row_sums
 // B64:         %[[GRID:.*]] = arith.constant 16 : index
 // B64-NEXT:    %[[BLOCK:.*]] = arith.constant 64 : index
@@ -95,13 +94,13 @@ func.func @row_sums(%a: memref<1000x3xf32>, %out: memref<1000xf32>) {
 // CHECK-LABEL: func.func @column_sums
 // CHECK:       %[[PARTIAL:.*]] = memref.alloc() : memref<32x2048xf32>
 // CHECK:       %[[GRID1:.*]] = arith.constant 256 : index
-// CHECK:       "gpu.launch"(%[[GRID1]],
+// CHECK:       gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[GRID1]],
 // CHECK:         %[[ID:.*]] = arith.constant -0.000000e+00 : f32
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ID]]) -> (f32) {
 // CHECK:           memref.load %a[
 // CHECK:         memref.store %{{.*}}, %[[PARTIAL]][
 // CHECK:       %[[GRID2:.*]] = arith.constant 8 : index
-// CHECK:       "gpu.launch"(%[[GRID2]],
+// CHECK:       gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[GRID2]],
 // CHECK:         %[[INIT:.*]] = memref.load %out[
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
 // CHECK:           memref.load %[[PARTIAL]][
@@ -109,9 +108,9 @@ func.func @row_sums(%a: memref<1000x3xf32>, %out: memref<1000xf32>) {
 // NOSPLIT-LABEL: func.func @column_sums
 // NOSPLIT-NOT:   memref.alloc
 // NOSPLIT:       %[[GRID:.*]] = arith.constant 8 : index
-// NOSPLIT:       "gpu.launch"(%[[GRID]],
+// NOSPLIT:       gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[GRID]],
 // NOSPLIT:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
-// NOSPLIT-NOT:   "gpu.launch"
+// NOSPLIT-NOT:   gpu.launch
 // NOSPLIT-NOT:   memref.dealloc
 // NOSPLIT:       func.func @short_column_sums
 func.func @column_sums(%a: memref<8192x2048xf32>, %out: memref<2048xf32>) {
@@ -141,9 +140,9 @@ func.func @column_sums(%a: memref<8192x2048xf32>, %out: memref<2048xf32>) {
 // CHECK-LABEL: func.func @short_column_sums
 // CHECK-NOT:   memref.alloc
 // CHECK:       %[[GRID:.*]] = arith.constant 8 : index
-// CHECK:       "gpu.launch"(%[[GRID]],
+// CHECK:       gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[GRID]],
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
-// CHECK-NOT:   "gpu.launch"
+// CHECK-NOT:   gpu.launch
 func.func @short_column_sums(%a: memref<512x2048xf32>, %out: memref<2048xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -175,22 +174,22 @@ func.func @short_column_sums(%a: memref<512x2048xf32>, %out: memref<2048xf32>) {
 // CHECK-LABEL: func.func @total
 // CHECK:       %[[RESULT:.*]] = memref.alloc() : memref<f32>
 // CHECK-NEXT:  %[[PARTIALS:.*]] = memref.alloc() : memref<4xf32>
-// CHECK:       "gpu.launch"
+// CHECK:       gpu.launch blocks(
 // CHECK:         %[[SHARED:.*]] = memref.alloca() : memref<256xf32, 3 : i64>
 // CHECK:         scf.if
 // CHECK:           scf.for
 // CHECK:           memref.store %{{.*}}, %[[SHARED]][%{{.*}}] : memref<256xf32, 3 : i64>
-// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:         gpu.barrier
 // CHECK:         %[[HALF:.*]] = arith.constant 128 : i32
 // CHECK:         scf.if
 // CHECK:           arith.addf
-// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:         gpu.barrier
 // CHECK:         memref.store %{{.*}}, %[[PARTIALS]][%{{.*}}] : memref<4xf32>
-// CHECK:       "gpu.launch"
+// CHECK:       gpu.launch blocks(
 // CHECK:         %[[INIT:.*]] = memref.load %out[] : memref<f32>
 // CHECK:         memref.alloca() : memref<4xf32, 3 : i64>
 // CHECK:         memref.load %[[PARTIALS]]
-// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:         gpu.barrier
 // CHECK:         arith.cmpi eq
 // CHECK-NEXT:    scf.if
 // CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : index
@@ -198,7 +197,7 @@ func.func @short_column_sums(%a: memref<512x2048xf32>, %out: memref<2048xf32>) {
 // CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[INIT]], %[[TOTAL]] : f32
 // CHECK-NEXT:      memref.store %[[SUM]], %[[RESULT]][] : memref<f32>
 // CHECK:       memref.dealloc %[[PARTIALS]] : memref<4xf32>
-// CHECK:       "gpu.launch"
+// CHECK:       gpu.launch blocks(
 // CHECK:         %[[R:.*]] = memref.load %[[RESULT]][] : memref<f32>
 // CHECK-NEXT:    memref.store %[[R]], %out[] : memref<f32>
 // CHECK:       memref.dealloc %[[RESULT]] : memref<f32>
@@ -223,11 +222,11 @@ func.func @total(%a: memref<1000xf32>, %out: memref<f32>) {
 // here to one kernel: 12 points fit one block of 16 threads.
 
 // CHECK-LABEL: func.func @max_2d
-// CHECK:       "gpu.launch"
+// CHECK:       gpu.launch blocks(
 // CHECK:         memref.alloca() : memref<16xf32, 3 : i64>
 // CHECK:         arith.maximumf
-// CHECK:         "gpu.barrier"() : () -> ()
-// CHECK-NOT:   "gpu.launch"(%{{.*}}) {{.*}}memref<{{[0-9]+}}xf32>
+// CHECK:         gpu.barrier
+// CHECK-NOT:   gpu.launch blocks({{.*}}) {{.*}}memref<{{[0-9]+}}xf32>
 func.func @max_2d(%a: memref<3x4xf32>, %out: memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -252,8 +251,8 @@ func.func @max_2d(%a: memref<3x4xf32>, %out: memref<f32>) {
 // as it is (here an integer product).
 
 // CHECK-LABEL: func.func @product
-// CHECK:       "gpu.launch"
-// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:       gpu.launch blocks(
+// CHECK:         gpu.barrier
 // CHECK:         arith.muli %{{.*}}, %{{.*}} : i32
 // CHECK-NOT:   scf.parallel
 func.func @product(%a: memref<64xi32>, %out: memref<i32>) {
@@ -282,10 +281,10 @@ func.func @product(%a: memref<64xi32>, %out: memref<i32>) {
 // CHECK-LABEL: func.func @running_sum
 // CHECK:       %zero = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:  %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT:  "gpu.launch"(%[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]])
+// CHECK-NEXT:  gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]]) threads(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]]) {
 // CHECK:         scf.for
 // CHECK:           memref.store
-// CHECK-NOT:     "gpu.barrier"
+// CHECK-NOT:     gpu.barrier
 func.func @running_sum(%a: memref<8xf32>, %out: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -311,7 +310,7 @@ func.func @running_sum(%a: memref<8xf32>, %out: memref<8xf32>) {
 // CHECK-NEXT:  %[[K:.*]] = memref.load %[[C]][] : memref<i32>
 // CHECK-NOT:   memref.dealloc %[[C]]
 // CHECK:       memref.subview %a[%{{.*}}]
-// CHECK:       "gpu.launch"
+// CHECK:       gpu.launch blocks(
 func.func @counter(%a: memref<5x4xf32>, %b: memref<4xf32>, %n: i32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -339,7 +338,7 @@ func.func @counter(%a: memref<5x4xf32>, %b: memref<4xf32>, %n: i32) {
 // CHECK-LABEL: func.func @device_bound
 // CHECK:       %[[N:.*]] = memref.load %n[] : memref<index>
 // CHECK-NEXT:  scf.for %{{.*}} = %{{.*}} to %[[N]] step
-// CHECK:         "gpu.launch"
+// CHECK:         gpu.launch blocks(
 func.func @device_bound(%n: memref<index>, %a: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -364,7 +363,7 @@ func.func @device_bound(%n: memref<index>, %a: memref<4xf32>) {
 
 // CHECK-LABEL: func.func @copies
 // CHECK:       memref.copy %a, %b : memref<2x3xf32> to memref<2x3xf32>
-// CHECK:       "gpu.launch"
+// CHECK:       gpu.launch blocks(
 // CHECK:         %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<2x3xf32, strided<[6, 1], offset: ?>>
 // CHECK-NEXT:    memref.store %[[V]], %b[%{{.*}}, %{{.*}}] : memref<2x3xf32>
 func.func @copies(%a: memref<2x3xf32>, %b: memref<2x3xf32>, %big: memref<4x6xf32>, %i: index) {
@@ -385,7 +384,7 @@ func.func @copies(%a: memref<2x3xf32>, %b: memref<2x3xf32>, %big: memref<4x6xf32
 // CHECK-NEXT:  %[[COUNT:.*]] = arith.ceildivsi %[[SPAN]], %{{.*}} : index
 // CHECK:       %[[BLOCKS:.*]] = arith.ceildivsi
 // CHECK:       %[[GRID:.*]] = arith.maxsi %[[BLOCKS]], %{{.*}} : index
-// CHECK:       "gpu.launch"(%[[GRID]],
+// CHECK:       gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[GRID]],
 // CHECK:         arith.cmpi ult
 func.func @empty_and_dynamic(%e: memref<0xf32>, %a: memref<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -440,7 +439,7 @@ func.func @call_in_loop(%a: memref<4xf32>) {
 // CHECK-NOT:   scf.for
 // CHECK:       memref.copy %x, %acc0
 // CHECK:       %[[ROW:.*]] = arith.constant 64 : index
-// CHECK-NEXT:  "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROW]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:  gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) threads(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[ROW]], %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) {
 // CHECK:         scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:      %[[RAW:.*]] = memref.load %i[%[[P]]] : memref<6xi32>
 // CHECK:           %[[ROW:.*]] = memref.subview %[[ACC:.*]][%{{.*}}, 0] [1, 64] [1, 1]
@@ -451,7 +450,7 @@ func.func @call_in_loop(%a: memref<4xf32>) {
 // CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[A]], %[[B]] : f32
 // CHECK-NEXT:      memref.store %[[SUM]], %[[DST]][%[[Z]], %[[C]]]
 // CHECK-NEXT:    }
-// CHECK-NEXT:    "gpu.terminator"() : () -> ()
+// CHECK-NEXT:    gpu.terminator
 // CHECK-NOT:   gpu.launch
 // CHECK-NOT:   memref.alloc() : memref<1x64xf32>
 // CHECK:       memref.copy %[[ACC]], %out
@@ -500,7 +499,7 @@ func.func @scatter_rows(%x: memref<8x64xf32>, %i: memref<6xi32>, %u: memref<6x64
 // CHECK-NOT:   scf.for
 // CHECK:       arith.constant 40 : index
 // CHECK:       %[[N:.*]] = arith.constant 40 : index
-// CHECK-NEXT:  "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:  gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) threads(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[N]], %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) {
 // CHECK:         %[[MINE:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK:         scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:      %[[RAW:.*]] = memref.load %i[%[[P]]] : memref<9xi32>
@@ -511,7 +510,7 @@ func.func @scatter_rows(%x: memref<8x64xf32>, %i: memref<6xi32>, %u: memref<6x64
 // CHECK-NEXT:        memref.store
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-// CHECK-NEXT:    "gpu.terminator"() : () -> ()
+// CHECK-NEXT:    gpu.terminator
 // CHECK-NOT:   gpu.launch
 
 func.func @scatter_elements(%x: memref<40xf32>, %i: memref<9xi32>, %u: memref<9xf32>, %out: memref<40xf32>) {
@@ -553,7 +552,7 @@ func.func @scatter_elements(%x: memref<40xf32>, %i: memref<9xi32>, %u: memref<9x
 
 // CHECK-LABEL: func.func @reads_what_it_writes
 // CHECK:       scf.for
-// CHECK:         "gpu.launch"
+// CHECK:         gpu.launch blocks(
 
 func.func @reads_what_it_writes(%x: memref<8x4xf32>, %u: memref<6x4xf32>, %out: memref<8x4xf32>) {
   %c0 = arith.constant 0 : index
@@ -598,12 +597,12 @@ func.func @reads_what_it_writes(%x: memref<8x4xf32>, %u: memref<6x4xf32>, %out: 
 
 // CHECK-LABEL: func.func @four_per_thread
 // CHECK:       %[[G:.*]] = arith.constant 16 : index
-// CHECK:       "gpu.launch"(%[[G]],
+// CHECK:       gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[G]],
 
 // PPT-LABEL: func.func @four_per_thread
 // PPT:       %[[G:.*]] = arith.constant 4 : index
 // PPT-NEXT:  %[[B:.*]] = arith.constant 256 : index
-// PPT-NEXT:  "gpu.launch"(%[[G]], %{{.*}}, %{{.*}}, %[[B]],
+// PPT-NEXT:  gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[G]], %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) threads(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[B]],
 // PPT:         %[[S1:.*]] = arith.constant 1024 : i32
 // PPT:         %[[S2:.*]] = arith.constant 2048 : i32
 // PPT:         %[[S3:.*]] = arith.constant 3072 : i32
@@ -614,7 +613,7 @@ func.func @reads_what_it_writes(%x: memref<8x4xf32>, %u: memref<6x4xf32>, %out: 
 // PPT-NEXT:    %{{.*}} = arith.mulf %[[V0]], %[[V0]] : f32
 // PPT-COUNT-3: arith.mulf
 // PPT-COUNT-4: memref.store
-// PPT-NEXT:    "gpu.terminator"
+// PPT-NEXT:    gpu.terminator
 
 // BADPPT: points-per-thread must be between 0 (automatic) and 16, got 17
 
@@ -641,7 +640,7 @@ func.func @four_per_thread(%x: memref<4096xf32>, %out: memref<4096xf32>) {
 // CHECK-LABEL: func.func @auto_large
 // CHECK:       %[[G:.*]] = arith.constant 1024 : index
 // CHECK-NEXT:  %[[B:.*]] = arith.constant 256 : index
-// CHECK-NEXT:  "gpu.launch"(%[[G]], %{{.*}}, %{{.*}}, %[[B]],
+// CHECK-NEXT:  gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[G]], %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) threads(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[B]],
 // CHECK:         arith.constant 262144 : i32
 // CHECK:         arith.constant 524288 : i32
 // CHECK:         arith.constant 786432 : i32
@@ -652,11 +651,11 @@ func.func @four_per_thread(%x: memref<4096xf32>, %out: memref<4096xf32>) {
 // SINGLE-LABEL: func.func @auto_large
 // SINGLE:       %[[G:.*]] = arith.constant 4096 : index
 // SINGLE-NEXT:  %[[B:.*]] = arith.constant 256 : index
-// SINGLE-NEXT:  "gpu.launch"(%[[G]], %{{.*}}, %{{.*}}, %[[B]],
+// SINGLE-NEXT:  gpu.launch blocks(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[G]], %{{\w+}} = %{{\w+}}, %{{\w+}} = %{{\w+}}) threads(%{{\w+}}, %{{\w+}}, %{{\w+}}) in (%{{\w+}} = %[[B]],
 // SINGLE-COUNT-1: memref.load %x
 // SINGLE-NEXT:    arith.addf
 // SINGLE-NEXT:    memref.store
-// SINGLE-NEXT:    "gpu.terminator"
+// SINGLE-NEXT:    gpu.terminator
 
 func.func @auto_large(%x: memref<1048576xf32>, %out: memref<1048576xf32>) {
   %c0 = arith.constant 0 : index

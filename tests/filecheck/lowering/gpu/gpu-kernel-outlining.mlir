@@ -3,7 +3,7 @@
 
 // The second RUN line drops an expected-error annotation: the error is then unexpected, and
 // the run fails.
-// UNEXPECTED: <stdin>:[[# @LINE + 93]]:3: error: unexpected error: 'memref.store' op stores to device memory from host code
+// UNEXPECTED: <stdin>:[[# @LINE + 92]]:3: error: unexpected error: 'memref.store' op stores to device memory from host code
 // UNEXPECTED-NOT: error:
 
 // A launch body becomes a kernel of `gpu.module @kernels`: the values it used from host code
@@ -13,24 +13,23 @@
 
 // CHECK:       builtin.module attributes {gpu.container_module} {
 // CHECK-LABEL: func.func @scale
-// CHECK:         %[[TMP:.*]] = "gpu.alloc"() <{operandSegmentSizes = array<i32: 0, 0, 0>}> : () -> memref<64xf32>
-// CHECK:         "gpu.launch_func"(%c2, %c1, %c1, %c32, %c1, %c1, %a, %s, %[[TMP]]) <{kernel = @kernels::@scale_kernel0, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0>}> : (index, index, index, index, index, index, memref<64xf32>, f32, memref<64xf32>) -> ()
-// CHECK-NEXT:    "gpu.dealloc"(%[[TMP]]) {{.*}} : (memref<64xf32>) -> ()
+// CHECK:         %[[TMP:.*]] = gpu.alloc () : memref<64xf32>{{$}}
+// CHECK:         gpu.launch_func  @kernels::@scale_kernel0 blocks in (%c2, %c1, %c1) threads in (%c32, %c1, %c1) args(%a : memref<64xf32>, %s : f32, %[[TMP]] : memref<64xf32>){{$}}
+// CHECK-NEXT:    gpu.dealloc %[[TMP]] : memref<64xf32>{{$}}
 // CHECK-NEXT:    func.return
-// CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
-// CHECK-NEXT:    "gpu.func"() <{function_type = (memref<64xf32>, f32, memref<64xf32>) -> (), kernel}> ({
-// CHECK-NEXT:    ^{{.*}}(%[[A:.*]]: memref<64xf32>, %[[S:.*]]: f32, %[[T:.*]]: memref<64xf32>):
-// CHECK-NEXT:      %[[BID:.*]] = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
-// CHECK-NEXT:      %[[TID:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-// CHECK-NEXT:      %[[BDIM:.*]] = "gpu.block_dim"() <{dimension = #gpu<dim x>}> : () -> index
+// CHECK:       gpu.module @kernels {
+// CHECK-NEXT:    gpu.func @scale_kernel0(%[[A:\w+]]: memref<64xf32>, %[[S:\w+]]: f32, %[[T:\w+]]: memref<64xf32>) kernel {
+// CHECK-NEXT:      %[[BID:.*]] = gpu.block_id x{{$}}
+// CHECK-NEXT:      %[[TID:.*]] = gpu.thread_id x{{$}}
+// CHECK-NEXT:      %[[BDIM:.*]] = gpu.block_dim x{{$}}
 // CHECK-NEXT:      %[[P:.*]] = arith.muli %[[BID]], %[[BDIM]] : index
 // CHECK-NEXT:      %[[I:.*]] = arith.addi %[[P]], %[[TID]] : index
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[A]][%[[I]]] : memref<64xf32>
 // CHECK-NEXT:      %[[W:.*]] = arith.mulf %[[V]], %[[S]] : f32
 // CHECK-NEXT:      memref.store %[[W]], %[[T]][%[[I]]] : memref<64xf32>
-// CHECK-NEXT:      "gpu.return"() : () -> ()
-// CHECK-NEXT:    }) {sym_name = "scale_kernel0"} : () -> ()
-// CHECK-NOT:   "gpu.launch"(
+// CHECK-NEXT:      gpu.return
+// CHECK-NEXT:    }
+// CHECK-NOT:   gpu.launch blocks
 func.func @scale(%a: memref<64xf32>, %s: f32) {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -58,15 +57,15 @@ func.func @scale(%a: memref<64xf32>, %s: f32) {
 // into it.
 
 // CHECK-LABEL: func.func @memory
-// CHECK:         "gpu.memcpy"(%b, %a) {{.*}} : (memref<2xf32>, memref<2xf32>) -> ()
+// CHECK:         gpu.memcpy %b, %a : memref<2xf32>, memref<2xf32>{{$}}
 // CHECK-NEXT:    %[[HOST:.*]] = memref.alloca() : memref<index>
-// CHECK-NEXT:    "gpu.memcpy"(%[[HOST]], %n) {{.*}} : (memref<index>, memref<index>) -> ()
+// CHECK-NEXT:    gpu.memcpy %[[HOST]], %n : memref<index>, memref<index>{{$}}
 // CHECK-NEXT:    %[[N:.*]] = memref.load %[[HOST]][] : memref<index>
 // CHECK-NEXT:    %[[SCALAR:.*]] = memref.alloca() : memref<i32>
 // CHECK-NEXT:    memref.store %k, %[[SCALAR]][] : memref<i32>
 // CHECK-NOT:     memref.get_global
-// CHECK:         "gpu.launch_func"(%{{.*}}, %b) <{kernel = @kernels::@memory_kernel0
-// CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
+// CHECK:         gpu.launch_func  @kernels::@memory_kernel0 blocks in (%{{\w+}}, %{{\w+}}, %{{\w+}}) threads in (%{{\w+}}, %{{\w+}}, %{{\w+}}) args(%b : memref<2xf32>)
+// CHECK:       gpu.module @kernels {
 // CHECK:           %[[TABLE:.*]] = memref.get_global @table : memref<2xf32>
 // CHECK:           memref.load %[[TABLE]]
 // CHECK:         memref.global constant @table : memref<2xf32> = dense<[1.000000e+00, 2.000000e+00]>{{$}}
