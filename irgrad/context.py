@@ -93,3 +93,8 @@ _DIALECTS["index"] = _lazy_dialect("index", "irgrad.dialects.index", "Index")
 _DIALECTS["shard"] = _lazy_dialect("shard", "irgrad.dialects.shard", "Shard")
 _DIALECTS["debug"] = _lazy_dialect("debug", "irgrad.dialects.debug", "Debug")
 _DIALECTS["mpi"] = _lazy_dialect("mpi", "irgrad.dialects.mpi", "MPI")
+# Upstream MLIR's dialects, as xDSL's plus the ops xDSL lacks (irgrad/dialects/upstream/).
+_DIALECTS["arith"] = _lazy_dialect("arith", "irgrad.dialects.upstream.arith", "Arith")
+_DIALECTS["tensor"] = _lazy_dialect("tensor", "irgrad.dialects.upstream.tensor", "Tensor")
+_DIALECTS["linalg"] = _lazy_dialect("linalg", "irgrad.dialects.upstream.linalg", "Linalg")
+_DIALECTS["llvm"] = _lazy_dialect("llvm", "irgrad.dialects.upstream.llvm", "LLVM")

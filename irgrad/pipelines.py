@@ -11,7 +11,11 @@ from irgrad.diagnostics import PipelineError
 
 CPU_STEPS: list[tuple[str, str]] = [
     ("autodiff", "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce"),
-    ("linalg", "nn-expand-factorizations{references=false},convert-nn-to-linalg,linalg-fuse-elementwise,canonicalize,cse"),
+    (
+        "linalg",
+        "nn-expand-factorizations{references=false},convert-nn-to-linalg,linalg-generalize-upstream-ops,"
+        "linalg-fuse-elementwise,canonicalize,cse",
+    ),
     ("bufferized", "bufferize"),
     (
         "loops",
@@ -48,7 +52,7 @@ def _cumulative(last: str) -> str:
 STAGES: dict[str, str] = {
     "autodiff": _cumulative("autodiff"),
     "linalg": "nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce,"
-    "nn-expand-factorizations{references=false},convert-nn-to-linalg",
+    "nn-expand-factorizations{references=false},convert-nn-to-linalg,linalg-generalize-upstream-ops",
     "fused": _cumulative("linalg"),
     "bufferized": _cumulative("bufferized"),
     "loops": _cumulative("loops"),

@@ -389,6 +389,10 @@ register_pass(
     "split-large-functions", lazy("irgrad.lowering.loops.split_large_functions", "SplitLargeFunctionsPass")
 )
 register_pass("convert-nn-to-linalg", lazy("irgrad.lowering.nn_to_linalg", "ConvertNNToLinalgPass"))
+register_pass(
+    "linalg-generalize-upstream-ops",
+    lazy("irgrad.lowering.nn_to_linalg.linalg_generalize_upstream_ops", "LinalgGeneralizeUpstreamOpsPass"),
+)
 register_pass("bufferize", lazy("irgrad.lowering.bufferization.bufferize", "BufferizePass"))
 register_pass("convert-linalg-to-blas", lazy("irgrad.lowering.loops.linalg_to_blas", "ConvertLinalgToBlasPass"))
 register_pass(

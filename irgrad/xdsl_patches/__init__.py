@@ -38,16 +38,20 @@ def apply_all() -> None:
     from irgrad.xdsl_patches import (
         block_split_before,
         dense_array_values,
+        dense_bool_hex,
         dense_hex_floats,
         implicit_builder_threads,
         isa_constraint_cache,
         missing_verifiers,
         literal_limits,
         string_literal_backtracking,
+        upstream_gpu_syntax,
+        upstream_op_syntax,
     )
 
     for patch in (
-        dense_hex_floats, block_split_before, dense_array_values, isa_constraint_cache, missing_verifiers,
-        implicit_builder_threads, string_literal_backtracking, literal_limits,
+        dense_hex_floats, dense_bool_hex, block_split_before, dense_array_values, isa_constraint_cache, missing_verifiers,
+        implicit_builder_threads, string_literal_backtracking, literal_limits, upstream_op_syntax,
+        upstream_gpu_syntax,
     ):
         patch.apply()

@@ -5,8 +5,8 @@ ops that is one already) and returns its PTX:
 1. translation to LLVM IR by the CPU backend's `to_llvm_ir` (xDSL's `convert_module` plus
    linkage and alignment), for the `nvptx64-nvidia-cuda` triple, then what NVPTX needs and
    xDSL cannot say: the `ptx_kernel` calling convention on `nvvm.kernel` functions, and
-   `addrspacecast` where the llvm dialect wrote a `bitcast` between address spaces
-   (irgrad/lowering/gpu/gpu_to_nvvm.py);
+   `addrspacecast` for the llvm dialect's `llvm.addrspacecast` (irgrad/dialects/upstream/llvm.py),
+   which goes through xDSL's translation as a `bitcast` between address spaces;
 2. libdevice linked in when the kernels call `__nv_*` functions: CUDA's
    `nvvm/libdevice/libdevice.10.bc`, found through `$IRGRAD_LIBDEVICE`, `$CUDA_HOME`,
    `$CUDA_PATH`, `nvcc` or `ptxas` on PATH, or /usr/local/cuda; everything but the kernels
@@ -39,6 +39,7 @@ from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
+from irgrad.dialects.upstream.llvm import as_bitcasts
 from irgrad.diagnostics import IrgradError
 from irgrad.lowering.gpu.common import SHARED_MEMORY_SPACE
 from irgrad.lowering.gpu.gpu_to_nvvm import KERNEL_ATTR
@@ -152,6 +153,7 @@ def to_llvm_ir(device: ModuleOp, data_layout: str) -> tuple[ir.Module, list[str]
     """LLVM IR of a device module (module doc, step 1), its kernels and device globals."""
     from irgrad.backends.cpu.translate import to_llvm_ir as cpu_to_llvm_ir
 
+    as_bitcasts(device)
     try:
         result = cpu_to_llvm_ir(device, triple=NVPTX_TRIPLE, data_layout=data_layout)
     except IrgradError as err:

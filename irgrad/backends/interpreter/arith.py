@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, register_impls
 from xdsl.ir import Attribute, Operation
 
+from irgrad.dialects.upstream import arith as upstream_arith
 from irgrad.backends.interpreter import numerics
 from irgrad.ir_numpy import from_attribute, numpy_dtype
 from irgrad.backends.interpreter.errors import UndefinedBehaviorError, UnsupportedOpError
@@ -167,6 +168,7 @@ FLOAT_BINARY: dict[type[Operation], Fn] = {
     arith.SubfOp: np.subtract,
     arith.MulfOp: np.multiply,
     arith.DivfOp: np.true_divide,
+    upstream_arith.RemFOp: np.fmod,
     arith.MaximumfOp: numerics.maximum,
     arith.MinimumfOp: numerics.minimum,
     arith.MaxnumfOp: numerics.maxnum,
@@ -247,7 +249,7 @@ def _cast(op: Operation, x: Any, dtype: np.dtype) -> Any:
     match op:
         case arith.ExtSIOp() | arith.IndexCastOp():
             return wrap(signed(x).astype(np.int64), dtype)
-        case arith.ExtUIOp():
+        case arith.ExtUIOp() | upstream_arith.IndexCastUIOp():
             return wrap(unsigned(x).astype(np.uint64), dtype)
         case arith.TruncIOp():
             return wrap(x, dtype)
@@ -272,6 +274,7 @@ CASTS = (
     arith.ExtUIOp,
     arith.TruncIOp,
     arith.IndexCastOp,
+    upstream_arith.IndexCastUIOp,
     arith.SIToFPOp,
     arith.UIToFPOp,
     arith.FPToSIOp,

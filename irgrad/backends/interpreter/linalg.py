@@ -20,7 +20,6 @@ from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.dialects.linalg import Linalg
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.interpreter import (
@@ -37,6 +36,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from irgrad.backends.interpreter import numerics
 from irgrad.backends.interpreter.errors import UnsupportedOpError
 from irgrad.backends.interpreter.values import numpy_impl
+from irgrad.dialects.upstream.linalg import Linalg, MapOp
 
 
 def loop_ranges(op: Operation, maps: Sequence[AffineMap], values: Sequence[Any]) -> list[int]:
@@ -126,7 +126,8 @@ STRUCTURED = [
 
 
 class LinalgFunctions(InterpreterFunctions):
-    """Every structured linalg op through `run_structured`, plus broadcast, reduce, index."""
+    """Every structured linalg op through `run_structured` (upstream's batch_matmul, matvec
+    and dot too), plus broadcast, reduce, map, index."""
 
     @numpy_impl(linalg.IndexOp)
     def run_index(self, interpreter: Interpreter, op: linalg.IndexOp, args: PythonValues):
@@ -165,6 +166,18 @@ class LinalgFunctions(InterpreterFunctions):
             )
             accumulator[...] = result
         return (accumulator,) if on_tensors else ()
+
+    @numpy_impl(MapOp)
+    def run_map(self, interpreter: Interpreter, op: MapOp, args: PythonValues):
+        """The body once, on whole arrays (its ops are elementwise numpy)."""
+        *inputs, init = args
+        (result,) = interpreter.run_ssacfg_region(op.mapper, tuple(inputs), op.name)
+        value = np.broadcast_to(np.asarray(result, dtype=np.asarray(init).dtype), np.shape(init))
+        if isinstance(op.init.type, TensorType):
+            return (np.array(value),)
+        np.copyto(init, value)
+        return ()
+
 
 for _op_type in STRUCTURED:
     setattr(LinalgFunctions, f"run_{_op_type.name[7:]}", _structured_impl(_op_type))

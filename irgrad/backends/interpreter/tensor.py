@@ -26,6 +26,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from irgrad.backends.interpreter.arith import element_dtype
 from irgrad.backends.interpreter.errors import UndefinedBehaviorError, UnsupportedOpError
+from irgrad.dialects.upstream.tensor import GenerateOp
 from irgrad.backends.interpreter.values import numpy_impl
 
 # MLIR marks a dynamic entry of a static list with INT64_MIN; xDSL's shapes use -1.
@@ -235,6 +236,16 @@ class TensorFunctions(InterpreterFunctions):
     @impl_terminator(tensor.YieldOp)
     def run_yield(self, interpreter: Interpreter, op: tensor.YieldOp, args: PythonValues):
         return ReturnedValues(args), ()
+
+    @numpy_impl(GenerateOp)
+    def run_generate(self, interpreter: Interpreter, op: GenerateOp, args: PythonValues):
+        """The body once per element, in row-major order."""
+        t = op.result.type
+        assert isinstance(t, TensorType)
+        out = np.empty(result_shape(t, args), dtype=element_dtype(t))
+        for index in np.ndindex(*out.shape):
+            (out[index],) = interpreter.run_ssacfg_region(op.body, tuple(np.int64(i) for i in index), op.name)
+        return (out,)
 
 
 def reduced_shape(sizes: Sequence[int], t: TensorType) -> list[int]:

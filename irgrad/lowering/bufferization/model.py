@@ -145,9 +145,15 @@ def kept_dimensions(sizes: Sequence[int], result_shape: Sequence[int]) -> list[i
 
 
 def subview_type(
-    source: MemRefType, sizes: Sequence[int], strides: Sequence[int], result_shape: Sequence[int]
+    source: MemRefType,
+    sizes: Sequence[int],
+    strides: Sequence[int],
+    result_shape: Sequence[int],
+    offsets: Sequence[int | None] = (),
 ) -> MemRefType:
-    """The type of a subview of `source`: static strides, offset `?` (the stage contract)."""
+    """The type of a subview of `source`: static strides; a static offset where the source's
+    offset and every one of `offsets` (None: dynamic) is static, as upstream `memref.subview`
+    infers and requires, `?` otherwise (or without `offsets`)."""
     source_strides = source.get_strides()
     assert source_strides is not None
     kept = kept_dimensions(sizes, result_shape)
@@ -157,7 +163,12 @@ def subview_type(
         stride = source_strides[d]
         assert stride is not None, "the stage contract has static strides only"
         result_strides.append(stride * strides[d])
-    layout = StridedLayoutAttr(result_strides, None)
+    offset: int | None = None
+    if offsets and all(o is not None for o in offsets):
+        offset = source.get_offset()
+        if offset is not None:
+            offset += sum(int(o) * int(s) for o, s in zip(offsets, source_strides))  # type: ignore[arg-type]
+    layout = StridedLayoutAttr(result_strides, offset)
     return MemRefType(source.get_element_type(), list(result_shape), layout)
 
 

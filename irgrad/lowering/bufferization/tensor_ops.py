@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
@@ -50,6 +51,11 @@ def _static_slice(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> tuple[lis
     if any(s < 1 for s in strides):
         raise PassError("with a stride below 1 " + CONTRACT, op)
     return list(op.static_sizes.get_values()), strides
+
+
+def _static_offsets(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> list[int | None]:
+    """A slice's offsets, None where dynamic."""
+    return [None if o == DYNAMIC_INDEX else o for o in op.static_offsets.get_values()]
 
 
 class TensorOps(BufferizerCore):
@@ -131,7 +137,7 @@ class TensorOps(BufferizerCore):
             op.static_offsets,
             op.static_sizes,
             op.static_strides,
-            subview_type(source_type, sizes, strides, result_shape),
+            subview_type(source_type, sizes, strides, result_shape, _static_offsets(op)),
         )
         return self.insert(view, op).results[0]
 

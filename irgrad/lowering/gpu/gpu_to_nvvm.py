@@ -35,6 +35,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from irgrad.dialects.upstream.llvm import AddrSpaceCastOp
 from irgrad.lowering.llvm.arith_to_llvm import ConvertArithToLLVMPass
 from irgrad.lowering.llvm.cf_to_llvm import ConvertCfToLLVMPass
 from irgrad.lowering.contracts import assert_stage_llvm
@@ -139,7 +140,7 @@ class SharedMemoryLowering(RewritePattern):
         self.module.body.block.insert_op_before(shared, self.module.body.block.first_op)  # type: ignore[arg-type]
         b = LLVMBuilder(rewriter, op)
         address = b.insert(llvm.AddressOfOp(name, SHARED_PTR))
-        b.replace(op, b.bitcast(address, PTR))
+        b.replace(op, b.insert(AddrSpaceCastOp(address, PTR)))
 
 
 class LibdeviceLowering(RewritePattern):
@@ -195,6 +196,7 @@ def mark_kernel(function: llvm.FuncOp) -> None:
     """The `nvvm.kernel` attribute, and global-address-space pointer arguments cast to
     generic pointers on entry (module doc)."""
     function.attributes[KERNEL_ATTR] = UnitAttr()
+    function.attributes["gpu.kernel"] = UnitAttr()  # upstream's gpu.launch_func checks its callee has it
     entry = function.body.blocks[0]
     rewriter = PatternRewriter(function)
     inputs = list(function.function_type.inputs.data)
@@ -203,7 +205,7 @@ def mark_kernel(function: llvm.FuncOp) -> None:
             continue
         new_arg = rewriter.insert_block_argument(entry, k, GLOBAL_PTR)
         old_arg = entry.args[k + 1]
-        cast = llvm.BitcastOp(new_arg, PTR)
+        cast = AddrSpaceCastOp(new_arg, PTR)
         rewriter.insert(cast, InsertPoint.at_start(entry))
         old_arg.replace_all_uses_with(cast.results[0])
         rewriter.erase_block_argument(old_arg)

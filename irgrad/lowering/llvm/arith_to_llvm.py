@@ -43,6 +43,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from irgrad.diagnostics import PassError
+from irgrad.dialects.upstream import arith as upstream_arith
 from irgrad.lowering.llvm.builder import NO_FASTMATH, LLVMBuilder
 from irgrad.lowering.llvm.checks import check_no_ops_left, check_scalar_operands
 from irgrad.lowering.llvm.type_conversion import convert_type, f64, float_width, intrinsic_suffix
@@ -67,6 +68,7 @@ FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
     arith.SubfOp: llvm.FSubOp,
     arith.MulfOp: llvm.FMulOp,
     arith.DivfOp: llvm.FDivOp,
+    upstream_arith.RemFOp: llvm.FRemOp,  # fmod: exact, so computing bf16 in f32 is too
 }
 
 FLOAT_INTRINSICS: dict[type[Operation], str] = {
@@ -281,7 +283,7 @@ class IntegerCastLowering(RewritePattern):
         match op:
             case arith.ExtSIOp() | arith.IndexCastOp():
                 signed = True
-            case arith.ExtUIOp() | arith.TruncIOp():
+            case arith.ExtUIOp() | arith.TruncIOp() | upstream_arith.IndexCastUIOp():
                 signed = False
             case _:
                 return

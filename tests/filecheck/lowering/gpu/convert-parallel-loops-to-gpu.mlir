@@ -219,14 +219,24 @@ func.func @total(%a: memref<1000xf32>, %out: memref<f32>) {
 // -----
 
 // A maximum over a 2-D nest raises the same way (the combining op is the nest's maximumf),
-// here to one kernel: 12 points fit one block of 16 threads.
+// here to one reduction kernel (12 points fit one block of 16 threads), then a one-thread
+// launch that stores the result, and no other.
 
 // CHECK-LABEL: func.func @max_2d
 // CHECK:       gpu.launch blocks(
 // CHECK:         memref.alloca() : memref<16xf32, 3 : i64>
 // CHECK:         arith.maximumf
 // CHECK:         gpu.barrier
-// CHECK-NOT:   gpu.launch blocks({{.*}}) {{.*}}memref<{{[0-9]+}}xf32>
+// CHECK:         gpu.terminator
+// CHECK-NEXT:  }
+// CHECK-NEXT:  %[[ONE:\w+]] = arith.constant 1 : index
+// CHECK-NEXT:  gpu.launch blocks({{.*}}) in (%{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]]) threads({{.*}}) in (%{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]], %{{\w+}} = %[[ONE]]) {
+// CHECK-NEXT:    %[[R:\w+]] = memref.load %{{\w+}}[] : memref<f32>
+// CHECK-NEXT:    memref.store %[[R]], %out[] : memref<f32>
+// CHECK-NEXT:    gpu.terminator
+// CHECK-NEXT:  }
+// CHECK-NOT:   gpu.launch
+// CHECK:       func.return
 func.func @max_2d(%a: memref<3x4xf32>, %out: memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
