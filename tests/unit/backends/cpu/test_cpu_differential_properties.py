@@ -208,14 +208,36 @@ def test_random_program_gradients(program: Program) -> None:
     args = arguments(program, special=False)
     grad = ig.value_and_grad(loss, argnums=tuple(range(len(args))))
     (expected_value, expected_grads), (got_value, got_grads) = jit_both(grad, *args)
-    assert_same_results(ig.tree_leaves(expected_grads), ig.tree_leaves(got_grads), normwise=True,
-                        what=f"gradient of {steps}")
+    try:
+        assert_same_results(ig.tree_leaves(expected_grads), ig.tree_leaves(got_grads), normwise=True,
+                            what=f"gradient of {steps}")
+    except AssertionError:
+        if np.asarray(expected_value).dtype != np.float32:
+            raise
+        _no_further_from_float64(grad, args, expected_grads, got_grads, f"gradient of {steps}")
     # The loss is a sum of terms that can cancel: its error is relative to the terms' sizes.
     values = [*(np.asarray(v, dtype=np.float64) for v in ig.jit(forward, backend="interp")(*args)), args[0]]
     scale = sum(np.abs(np.tanh(v) + v * 0.5).sum() * (k + 1.0) for k, v in enumerate(values))
     rtol = 1e-5 if np.asarray(expected_value).dtype == np.float32 else 1e-12
     assert abs(float(got_value) - float(expected_value)) <= rtol * max(scale, abs(float(expected_value))), (
         f"loss of {steps}: {float(got_value)!r} against {float(expected_value)!r} (terms of size {scale:.3g})")
+
+
+def _no_further_from_float64(grad: Any, args: list[np.ndarray], expected: Any, got: Any, what: str) -> None:
+    """An ill-conditioned float32 gradient (tanh' = 1 - tanh**2 near |tanh| = 1 inside the
+    program amplifies an ulp of tanh a hundredfold) may differ between the backends by more
+    than the tolerance: then the CPU's must be no further (up to 2x) from the float64 gradient
+    than the interpreter's float32 one is."""
+    with np.errstate(all="ignore"):
+        _, exact = ig.jit(grad, backend="interp")(*(a.astype(np.float64) for a in args))
+    for k, (e, g, x) in enumerate(zip(ig.tree_leaves(expected), ig.tree_leaves(got), ig.tree_leaves(exact))):
+        e, g, x = (np.asarray(v, dtype=np.float64) for v in (e, g, x))
+        interp_error = np.max(np.abs(e - x), initial=0.0)
+        cpu_error = np.max(np.abs(g - x), initial=0.0)
+        assert cpu_error <= 2 * interp_error + 1e-6 * np.max(np.abs(x), initial=0.0), (
+            f"{what} result #{k}: the CPU's float32 gradient is {cpu_error:.3g} from float64's, the "
+            f"interpreter's {interp_error:.3g}"
+        )
 
 
 INT_UNARY = {"neg": ig.negative, "abs": ig.abs, "sign": ig.sign, "relu": ig.relu, "invert": ig.bitwise_not}
