@@ -141,4 +141,8 @@ def jit_report(name: str, lowered: object | None, stats: Mapping[str, float], ca
     else:
         stages = {s: lowered.as_text(s) for s in STAGE_NAMES}  # type: ignore[attr-defined]
         pictures = {s: p for s in STAGE_NAMES[:-1] if (p := _picture(lowered, s)) is not None}
+        pass_texts = getattr(lowered, "pass_texts", {})
+        if pass_texts:  # every pass in order, between the traced IR and LLVM's
+            stages = {"nn": stages["nn"], **pass_texts, "llvm-ir": stages["llvm-ir"]}
+            stats = {**stats, **getattr(lowered, "pass_seconds", {})}
     return render_report(f"irgrad compile report: {name}", stages, stats, pictures, cache, notes)

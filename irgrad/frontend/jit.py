@@ -46,6 +46,7 @@ class Jitted:
         fast_math: bool | str = False,
         static_argnames: Sequence[str] = (),
         report: str | None = None,
+        report_passes: bool = False,
     ):
         if backend not in BACKENDS:
             raise ValueError(f"jit: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -71,6 +72,9 @@ class Jitted:
         self._keyword_variants: dict[Any, Jitted] = {}
         self.fast_math: bool | str = fast_math or False
         self.report = report  # a path: the first compile of each signature writes its HTML page there
+        if report_passes and report is None:
+            raise ValueError("jit: report_passes=True needs report=<path of the HTML page>")
+        self.report_passes = report_passes  # the page shows the IR after each pass, not only each stage
         self._programs: dict[Any, Program] = {}
         self._compiled: dict[Any, Any] = {}
         self._trace_seconds: dict[Any, float] = {}
@@ -195,11 +199,14 @@ class Jitted:
             return compiled
         start, reason = time.perf_counter(), self._recompile_reason(key, args)
         program = self.trace(*args)
-        compiled = _from_disk_cache(program, self.fast_math)
+        # A page of every pass needs the passes run: the disk cache is not asked then.
+        compiled = None if self.report_passes else _from_disk_cache(program, self.fast_math)
         lowered = None
         if compiled is None:
             keep = self.report is not None
-            lowered = Lowered(program, self._trace_seconds.get(key, 0.0), self.fast_math, keep_stages=keep)
+            lowered = Lowered(
+                program, self._trace_seconds.get(key, 0.0), self.fast_math, keep_stages=keep, keep_passes=self.report_passes
+            )
             compiled = lowered.compile()
             _to_disk_cache(program, compiled, self.fast_math)
         self._compiled[key] = compiled
@@ -317,7 +324,10 @@ class Jitted:
                 return fn(*positional, **static, **dict(zip(names, values)))
 
             with_keywords.__name__ = function_name(fn)
-            variant = Jitted(with_keywords, self.backend, self.static_argnums, self.fast_math, report=self.report)
+            variant = Jitted(
+                with_keywords, self.backend, self.static_argnums, self.fast_math, report=self.report,
+                report_passes=self.report_passes,
+            )
             self._keyword_variants[key] = variant
         return variant(*args, [rest[k] for k in names])
 
@@ -512,6 +522,7 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     fast_math: bool | str = False,
     report: str | None = None,
+    report_passes: bool = False,
 ) -> Any:
     """Compile `fn` per input signature; usable as `@ig.jit` or `ig.jit(fn, backend=...)`.
 
@@ -526,7 +537,8 @@ def jit(
     Keyword arguments are accepted as JAX does.
     `report`: a path; the first compile of each signature writes there one self-contained HTML
     page (irgrad/frontend/compile_report.py): the IR after each stage with diffs, times, op
-    counts, graph pictures and the cache outcome.
+    counts, graph pictures and the cache outcome; `report_passes=True` shows the IR after each
+    pass of each stage instead (the passes then run even when the disk cache holds the program).
     """
     if fn is not None and not callable(fn):
         raise TypeError(f"jit: expected a function, got {type(fn).__name__} {fn!r:.60}")
@@ -534,5 +546,5 @@ def jit(
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     if fn is None:
-        return lambda f: Jitted(f, backend, nums, fast_math, names, report)
-    return Jitted(fn, backend, nums, fast_math, names, report)
+        return lambda f: Jitted(f, backend, nums, fast_math, names, report, report_passes)
+    return Jitted(fn, backend, nums, fast_math, names, report, report_passes)

@@ -54,9 +54,12 @@ class Lowered:
         fast_math: bool | str = False,
         *,
         keep_stages: bool = True,
+        keep_passes: bool = False,
     ):
         """`keep_stages=False` (a plain call of a jitted function, which only compiles)
-        keeps no copy of each stage's module: the copies cost a tenth of a cold compile."""
+        keeps no copy of each stage's module: the copies cost a tenth of a cold compile.
+        `keep_passes=True` also keeps the IR printed after every pass, with its time
+        (`pass_texts`, `pass_seconds`: "stage/NN pass-name" -> text, seconds)."""
         from irgrad.pipelines import cpu_steps
         from irgrad.registry import run_pipeline
         from irgrad.lowering.llvm.to_llvm import cyclic_gc_paused
@@ -64,6 +67,8 @@ class Lowered:
         self.program = program
         self.modules: dict[str, ModuleOp] = {"nn": program.module.clone()} if keep_stages else {}
         self.seconds: dict[str, float] = {"trace": trace_seconds}
+        self.pass_texts: dict[str, str] = {}
+        self.pass_seconds: dict[str, float] = {}
         module = program.module.clone()
         # Without the pause, the IR a large program allocates sets off several full
         # collections, each scanning every live object of the process: a sizeable part of
@@ -71,12 +76,33 @@ class Lowered:
         with cyclic_gc_paused():
             for stage, spec in cpu_steps(fast_math):
                 start = time.perf_counter()
-                run_pipeline(module, spec)
+                if keep_passes:
+                    self._run_keeping_passes(module, stage, spec)
+                else:
+                    run_pipeline(module, spec)
                 self.seconds[stage] = time.perf_counter() - start
                 if keep_stages:
                     self.modules[stage] = module.clone()
         self._final: ModuleOp | None = None if keep_stages else module
         self._llvm_ir: str | None = None
+
+    def _run_keeping_passes(self, module: ModuleOp, stage: str, spec: str) -> None:
+        """Run `spec` pass by pass, keeping the IR after each and its time."""
+        from irgrad.context import make_context
+        from irgrad.registry import build_pipeline, expand_pipeline_spec
+
+        names = [pass_spec.name for pass_spec in expand_pipeline_spec(spec)]
+        done: list[float] = []  # the time each pass ended, the start first
+
+        def callback(previous: Any, op: ModuleOp, following: Any) -> None:
+            """xDSL calls it before the first pass (`previous` None) and after each."""
+            if previous is not None:
+                label = f"{stage}/{len(done):02d} {names[len(done) - 1]}"
+                self.pass_seconds[label] = time.perf_counter() - done[-1]
+                self.pass_texts[label] = _print(op)
+            done.append(time.perf_counter())
+
+        build_pipeline(spec, callback=callback).apply(make_context(plugins=False), module)
 
     def as_text(self, stage: str = "nn") -> str:
         if stage == "llvm-ir":

@@ -94,6 +94,33 @@ def test_jit_report_miss_then_hit(tmp_path, monkeypatch):
     assert "only the traced IR" in page
 
 
+def test_jit_report_of_every_pass(tmp_path, monkeypatch):
+    """report_passes=True: a tab per pass of the CPU pipeline, in order, each with its time and
+    a diff to the pass before; the passes run even when the disk cache holds the program."""
+    from irgrad.pipelines import CPU_STEPS
+    from irgrad.registry import expand_pipeline_spec
+
+    monkeypatch.setenv("IRGRAD_CACHE_DIR", str(tmp_path / "cache"))
+    x, y = np.linspace(-1, 1, 6).astype(np.float32), np.ones(6, np.float32)
+    ig.jit(ig.grad(_f))(x, y)  # now the disk cache holds it
+    path = tmp_path / "passes.html"
+    f = ig.jit(ig.grad(_f), report=str(path), report_passes=True)
+    np.testing.assert_allclose(f(x, y), 1 - np.tanh(x) ** 2, rtol=1e-5)
+    page = path.read_text()
+    expected = [
+        f"{stage}/{k:02d} {p.name}"
+        for stage, spec in CPU_STEPS
+        for k, p in enumerate(expand_pipeline_spec(spec), start=1)
+    ]
+    parsed = _parse(page)
+    assert parsed.stages == ["nn", *expected, "llvm-ir"]
+    assert parsed.diffs == len(expected) + 1 and "cache: miss" in page
+    assert "convert-nn-to-linalg" in page and "linalg.generic" in page
+    assert all(f"<td>{label}</td><td>" in page for label in expected)  # a time for each pass
+    with pytest.raises(ValueError, match="report_passes=True needs report="):
+        ig.jit(_f, report_passes=True)
+
+
 def test_jit_report_bad_path(tmp_path, monkeypatch):
     monkeypatch.setenv("IRGRAD_CACHE_DIR", "off")
     f = ig.jit(_f, report=str(tmp_path / "no" / "such" / "dir" / "r.html"))
