@@ -368,6 +368,7 @@ def _patch_arith_select() -> None:
         if name == "cond":
             assert type(operand) is OperandDef, "arith.select's condition is a single operand"
             op_def.operands[k] = (name, OperandDef(AnyAttr()))  # checked by _verify_select
+    op_def.assembly_format = None  # the custom form below replaces it (xDSL's no longer compiles)
     install(arith.SelectOp, "verify_", _verify_select, arith.SelectOp.verify_)
     install_custom_syntax(arith.SelectOp, _print_select, _parse_select)
 

@@ -1072,10 +1072,15 @@ def test_every_assembly_format_of_irgrad_and_xdsl_dialects_compiles() -> None:
     from xdsl.dialects import arith, cf, func, linalg, llvm, math, memref, scf, tensor
 
     from irgrad.dialects import autodiff, blas, debug, index, nn, shard
+    from irgrad.dialects.upstream import arith as upstream_arith
+    from irgrad.dialects.upstream import linalg as upstream_linalg
+    from irgrad.dialects.upstream import llvm as upstream_llvm
+    from irgrad.dialects.upstream import tensor as upstream_tensor
     from irgrad.xdsl_patches.lazy_assembly_formats import compiled_format
 
     dialects = [nn.NN, autodiff.Autodiff, blas.BLAS, debug.Debug, index.Index, shard.Shard]
     dialects += [arith.Arith, cf.Cf, func.Func, linalg.Linalg, llvm.LLVM, math.Math, memref.MemRef, scf.Scf, tensor.Tensor]
+    dialects += [upstream_arith.Arith, upstream_linalg.Linalg, upstream_llvm.LLVM, upstream_tensor.Tensor]
     lazy = 0
     for dialect in dialects:
         for op_type in dialect.operations:
