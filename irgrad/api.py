@@ -126,6 +126,9 @@ from irgrad.numpy import linalg
 from irgrad.numpy.arithmetic import cbrt, divmod, fabs, fmax, fmin, fmod, heaviside, positive, reciprocal
 from irgrad.numpy.exponents import exp2, float_power, log10, log2, logaddexp, logaddexp2
 from irgrad.numpy.float_parts import copysign, frexp, isneginf, isposinf, ldexp, modf, nan_to_num, signbit
+from irgrad.numpy.float_neighbours import nextafter, spacing
+from irgrad.numpy.bessel import i0
+from irgrad.numpy.bitwise import bitwise_count
 from irgrad.numpy.hyperbolic import arccosh, arcsinh, arctanh, cosh, sinh
 from irgrad.numpy.integer_functions import gcd, lcm
 from irgrad.numpy.logical import logical_and, logical_or, logical_xor

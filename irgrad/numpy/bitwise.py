@@ -1,4 +1,4 @@
-"""Bitwise functions with numpy names and semantics: and, or, xor, not, shifts.
+"""Bitwise functions with numpy names and semantics: and, or, xor, not, shifts, bitwise_count.
 
 Operands broadcast and promote as in `numpy_api` (JAX's rules); bool and integer dtypes only.
 Integers are two's complement. The shifts follow numpy on signed integers: `left_shift` by an
@@ -6,7 +6,9 @@ amount outside 0 .. width - 1 gives 0, and `right_shift` is arithmetic (the sign
 left; an amount outside the range gives 0 or -1 by sign). `nn` has only the logical right shift,
 so the arithmetic one is built from it: `((x ^ s) >>> n) ^ s` where `s` is all ones for
 negative `x` and 0 otherwise (flipping a negative number makes it non-negative, where the two
-shifts agree).
+shifts agree). `bitwise_count` is the population count of |x| by the classic shift-and-add
+reduction of bit fields (no multiply); its result is int32, irgrad's narrowest integer (numpy
+and jnp give uint8).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import Any
 
 from irgrad.dialects import nn
 from irgrad.tracing import dtypes, elementwise, primitives as lax
-from irgrad.numpy.support import api, operands
+from irgrad.numpy import basic as np_api
+from irgrad.numpy.support import api, lift, operands
 from irgrad.tracing.tracer import Tracer, full
 from irgrad.tracing.errors import DTypeError, user_site
 
@@ -67,3 +70,34 @@ def right_shift(x: Any, n: Any) -> Tracer:
     flipped = lax.binary(nn.XorOp, a, sign_fill)
     return lax.binary(nn.XorOp, lax.binary(nn.ShiftRightLogicalOp, flipped, b), sign_fill)
 
+
+
+@api
+def bitwise_count(x: Any) -> Tracer:
+    """The number of 1 bits in |x| (numpy 2's and jnp's bitwise_count; bool counts as 0 or 1;
+    abs of the most negative integer wraps to itself, whose count is 1, as numpy). The result
+    is int32, where numpy and jnp give uint8 (irgrad has no unsigned dtype); the values agree."""
+    t = lift(x)
+    if dtypes.is_float(t.dtype):
+        raise DTypeError(f"bitwise_count: needs an integer or bool operand, got dtype {t.dtype}{user_site()}")
+    if t.dtype == dtypes.bool_:
+        return lax.convert(t, dtypes.int32)
+    t = np_api.abs(t)
+    width = 64 if t.dtype == dtypes.int64 else 32
+
+    def c(value: int) -> Tracer:
+        return full(t.shape, value, t.dtype)
+
+    def shr(v: Tracer, n: int) -> Tracer:
+        return lax.binary(nn.ShiftRightLogicalOp, v, c(n))
+
+    def mask(v: Tracer, pattern: int) -> Tracer:
+        return lax.binary(nn.AndOp, v, c(int(format(pattern, "02x") * (width // 8), 16)))
+
+    v = t - mask(shr(t, 1), 0x55)
+    v = mask(v, 0x33) + mask(shr(v, 2), 0x33)
+    v = mask(v + shr(v, 4), 0x0F)
+    for n in (8, 16, 32)[: 2 if width == 32 else 3]:
+        v = v + shr(v, n)
+    v = lax.binary(nn.AndOp, v, c(0x7F))
+    return v if v.dtype == dtypes.int32 else lax.convert(v, dtypes.int32)

@@ -1,8 +1,9 @@
-"""Differences and integrals with numpy's names: diff ediff1d trapezoid gradient.
+"""Differences and integrals with numpy's names: diff ediff1d trapezoid gradient unwrap.
 
 Composites of slices, subtractions, products and concatenations, with no op or derivative rule
 of their own: linear in their samples, so their derivatives are exact. trapezoid and gradient
-turn integers into float32; diff of bools compares neighbours, as numpy.
+turn integers into float32; diff of bools compares neighbours, as numpy. unwrap's correction
+is piecewise constant and carries no gradient, so its derivative is 1 along the chain.
 
 Differs from numpy: gradient returns a list for several axes (JAX's and numpy 1.x's type; numpy
 2 gives a tuple); coordinate arrays always use the non-uniform formulas (numpy switches to the
@@ -25,7 +26,7 @@ from irgrad.numpy.arrays import _int
 from irgrad.numpy.shape import concatenate
 from irgrad.numpy.statistics_support import Axis, _float_dtype, _kept_shape, _one_axis, _slice_axis
 
-__all__ = ["diff", "ediff1d", "gradient", "trapezoid"]
+__all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap"]
 
 
 def _edge(op_name: str, v: Any, t: Tracer, ax: int, d: np.dtype) -> Tracer:
@@ -229,3 +230,35 @@ def gradient(f: Any, *varargs: Any, axis: Axis = None, edge_order: int = 1) -> A
             )
         outs.append(_gradient_axis(ft, ax, h, edge_order))
     return outs[0] if len(outs) == 1 else outs
+
+
+@api
+def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * np.pi) -> Tracer:
+    """numpy's unwrap: where consecutive elements along `axis` jump by more than `discont`
+    (default period / 2), add the multiple of `period` that brings the jump into [-period / 2,
+    period / 2] (a jump of exactly period / 2 up stays up), accumulated along the axis. The
+    result has p's dtype promoted with period's (integers with the default float period give
+    float32, as JAX; an integer period keeps integers, halved by floor division). The
+    correction is piecewise constant: the gradient is 1 in every element (away from jumps of
+    exactly discont)."""
+    from irgrad.numpy.custom_derivatives import stop_gradient
+    from irgrad.numpy.reductions import cumsum
+
+    d = result_dtype(p, period)
+    t = lift(p, d)
+    t = lax.convert(t, d) if t.dtype != d else t
+    ax = _one_axis("unwrap", axis, t.ndim)
+    length = t.shape[ax]
+    if length == 0:
+        return t
+    if discont is None:
+        discont = period / 2
+    integer = dtypes.is_int(d)
+    interval = period // 2 if integer else period / 2
+    dd = diff(t, axis=ax)
+    ddmod = np_api.mod(dd + interval, period) - interval
+    if not (integer and is_scalar(period) and int(period) % 2):
+        ddmod = np_api.where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = stop_gradient(np_api.where(np_api.abs(dd) < discont, 0, ddmod - dd))
+    rest = _slice_axis(t, ax, 1, length) + cumsum(correction, axis=ax)
+    return concatenate([_slice_axis(t, ax, 0, 1), rest], axis=ax)
