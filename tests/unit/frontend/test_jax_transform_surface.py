@@ -57,3 +57,21 @@ def test_tangents_and_cotangents_of_another_float_dtype_are_refused():
     # Python scalars are weakly typed: they take the primal's dtype, as in JAX.
     (ct,) = ig.vjp(lambda s: s * 2, np.float32(1.0))[1](1.0)
     assert ct.dtype == np.float32 and ct == 2.0
+
+
+def test_grad_of_a_jitted_function_traces_it_once():
+    """grad(jit(f)) keeps jit's cache across calls: f is traced once for one signature (JAX's
+    behaviour; issue 24 reported a retrace on every call), and again for a new shape."""
+    traces = []
+
+    def f(x):
+        traces.append(x.shape)
+        return ig.sum(ig.sin(x) * x)
+
+    g = ig.grad(ig.jit(f))
+    x = np.linspace(-1.0, 1.0, 3)
+    for _ in range(3):
+        np.testing.assert_allclose(g(x), np.sin(x) + x * np.cos(x), rtol=1e-12)
+    assert len(traces) == 1
+    g(np.ones(4))
+    assert len(traces) == 2
