@@ -42,7 +42,12 @@ def copysign(x1: Any, x2: Any) -> Tracer:
     (the sign of x1 * x2) and 0 at x1 == 0 (abs's subgradient); 0 in x2."""
     a, b = _float_operands("copysign", x1, x2)
     magnitude = np_api.abs(a)
-    return np_api.where(_signbit(b), -magnitude, magnitude)
+    out = np_api.where(_signbit(b), -magnitude, magnitude)
+    if out.weak and not b.weak:
+        # A weak x1 already of a strong x2's dtype and shape passes `operands` unchanged, and
+        # `where` keeps it weak; the result is strong (jnp.copysign(1.5, x_f64) is float64).
+        out.frame.weak_values.discard(out.value)
+    return out
 
 
 @api

@@ -40,6 +40,17 @@ def test_a_python_float_reaches_a_float64_array_exactly(name):
     np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
 
 
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_a_python_float_next_to_a_0d_float64_array_is_float64(name):
+    """No broadcast or conversion is needed there (copysign once left the weak value weak, and
+    so float32); JAX's lax_numpy_operators_test records meet this case with x64."""
+    fn, reference = BINARY[name]
+    x = np.asarray(1.25)
+    got = ig.jit(fn)(C, x)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, reference(C, x), rtol=1e-15, atol=0)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, ig.bfloat16, np.float32, np.float64])
 def test_a_python_float_takes_the_arrays_float_dtype(dtype):
     x = np.ones(3, dtype=dtype)
