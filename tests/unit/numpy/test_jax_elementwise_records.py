@@ -12,7 +12,7 @@ irgrad's default float is float32 and its default int int32 (JAX without x64), s
 with x64 gives float64 (or int64) and no input is a float64 (int64) array, irgrad's result is
 float32 (int32) -- `_irgrad_dtype` below. Names irgrad lacks are in MISSING, cases where it
 differs from JAX in KNOWN_DIFFERENCES, each with a test that fails once that changes.
-jax is the `bench` extra (pyproject.toml); without it the file is skipped.
+jax comes with the `test` extra (pyproject.toml), so `make test` runs this file; without jax it is skipped.
 """
 
 from __future__ import annotations
