@@ -107,6 +107,4 @@ def i0(x: Any) -> Tracer:
     Cephes' series (numpy's formula). Float32 stays float32 and integers become float32 (as
     jnp.i0; numpy returns float64). Gradient: the composite's, I1(x)."""
     t = _float("i0", x)
-    a = np_api.abs(t)
-    near, s, l = _branches(a, _I0E_A, _I0E_B)
-    return np_api.exp(a) * np_api.where(near, s, l)
+    return np_api.exp(np_api.abs(t)) * _i0e(t)

@@ -31,7 +31,13 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from irgrad.xdsl_patches.patching import is_patched
-from irgrad.xdsl_patches.upstream_op_syntax import declare_format, install_custom_syntax
+from irgrad.xdsl_patches.upstream_op_syntax import (
+    declare_format,
+    install_custom_syntax,
+    parse_arrow_types,
+    print_arrow_types,
+    print_values,
+)
 
 _INHERENT_BLOCK_SIZES = {"known_block_size": "gpu.known_block_size", "known_grid_size": "gpu.known_grid_size"}
 """MLIR 19 names these without the prefix (inherent attributes); xDSL with it."""
@@ -71,15 +77,7 @@ def _print_func(self: gpu.FuncOp, printer: Printer) -> None:
     printer.print_string("(")
     printer.print_list(self.body.block.args, printer.print_block_argument)
     printer.print_string(")")
-    outputs = list(self.function_type.outputs.data)
-    if outputs:
-        printer.print_string(" -> ")
-        if len(outputs) == 1:
-            printer.print_attribute(outputs[0])
-        else:
-            printer.print_string("(")
-            printer.print_list(outputs, printer.print_attribute)
-            printer.print_string(")")
+    print_arrow_types(printer, list(self.function_type.outputs.data))
     if self.kernel is not None:
         printer.print_string(" kernel")
     upstream_names = {xdsl_name: name for name, xdsl_name in _INHERENT_BLOCK_SIZES.items()}
@@ -92,13 +90,7 @@ def _print_func(self: gpu.FuncOp, printer: Printer) -> None:
 def _parse_func(cls: Any, parser: Parser) -> gpu.FuncOp:
     name = parser.parse_symbol_name()
     args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_argument)
-    outputs = []
-    if parser.parse_optional_punctuation("->") is not None:
-        if parser.parse_optional_punctuation("(") is not None:
-            outputs = parser.parse_optional_undelimited_comma_separated_list(parser.parse_optional_type, parser.parse_type) or []
-            parser.parse_punctuation(")")
-        else:
-            outputs = [parser.parse_type()]
+    outputs = parse_arrow_types(parser)
     for keyword in ("workgroup", "private"):
         if parser.parse_optional_keyword(keyword):
             parser.raise_error(f"gpu.func {keyword} attributions are not supported by irgrad")
@@ -140,26 +132,25 @@ def _apply_launch_ops() -> None:
     install_custom_syntax(gpu.LaunchOp, _print_launch, _parse_launch)
 
 
-def _print_async(printer: Printer, op: Any) -> None:
-    """gpu.launch's own form of it: ` async` when the op returns a token, ` [%deps]`."""
-    if getattr(op, "asyncToken", None) is not None:
+def _print_async(printer: Printer, op: Any) -> bool:
+    """gpu.launch's form of it: ` async` when the op returns a token, ` [%deps]`; whether it
+    printed anything."""
+    printed = getattr(op, "asyncToken", None) is not None
+    if printed:
         printer.print_string(" async")
     if op.asyncDependencies:
         printer.print_string(" [")
         printer.print_list(op.asyncDependencies, printer.print_ssa_value)
         printer.print_string("]")
+        printed = True
+    return printed
 
 
 def _print_async_directive(printer: Printer, op: Any) -> None:
     """MLIR's ` custom<AsyncDependencies>(...) ` between spaces, as the declarative formats of
     alloc, dealloc, memcpy, wait and launch_func have it (two spaces when there is none)."""
-    printer.print_string(" ")
-    words = ["async"] if getattr(op, "asyncToken", None) is not None else []
-    printer.print_string(" ".join(words))
-    if op.asyncDependencies:
-        printer.print_string(" [" if words else "[")
-        printer.print_list(op.asyncDependencies, printer.print_ssa_value)
-        printer.print_string("]")
+    if not _print_async(printer, op):
+        printer.print_string(" ")
 
 
 def _parse_async(parser: Parser) -> tuple[bool, list[Any]]:
@@ -280,12 +271,6 @@ def _parse_wait(cls: Any, parser: Parser) -> gpu.WaitOp:
     return op
 
 
-def _print_sizes(printer: Printer, values: Any) -> None:
-    printer.print_string("(")
-    printer.print_list(values, printer.print_ssa_value)
-    printer.print_string(")")
-
-
 def _print_launch_func(self: gpu.LaunchFuncOp, printer: Printer) -> None:
     _print_async_directive(printer, self)
     if self.asyncObject is not None:
@@ -297,15 +282,15 @@ def _print_launch_func(self: gpu.LaunchFuncOp, printer: Printer) -> None:
     printer.print_string(" ")
     printer.print_attribute(self.kernel)
     printer.print_string(" blocks in ")
-    _print_sizes(printer, (self.gridSizeX, self.gridSizeY, self.gridSizeZ))
+    print_values(printer, (self.gridSizeX, self.gridSizeY, self.gridSizeZ))
     printer.print_string(" threads in ")
-    _print_sizes(printer, (self.blockSizeX, self.blockSizeY, self.blockSizeZ))
+    print_values(printer, (self.blockSizeX, self.blockSizeY, self.blockSizeZ))
     if not isinstance(self.gridSizeX.type, IndexType):
         printer.print_string(" : ")
         printer.print_attribute(self.gridSizeX.type)
     if self.clusterSizeX is not None:
         printer.print_string(" clusters in ")
-        _print_sizes(printer, (self.clusterSizeX, self.clusterSizeY, self.clusterSizeZ))
+        print_values(printer, (self.clusterSizeX, self.clusterSizeY, self.clusterSizeZ))
     if self.dynamicSharedMemorySize is not None:
         printer.print_string(" dynamic_shared_memory_size ")
         printer.print_ssa_value(self.dynamicSharedMemorySize)
@@ -373,7 +358,7 @@ def _print_launch(self: gpu.LaunchOp, printer: Printer) -> None:
     args = self.body.block.args
 
     def ids_and_sizes(ids: Any, sizes: Any, operands: Any) -> None:
-        _print_sizes(printer, ids)
+        print_values(printer, ids)
         printer.print_string(" in (")
         printer.print_list(
             zip(sizes, operands),

@@ -91,35 +91,56 @@ def _install_parse(op_type: Any, parse_fn: Any) -> None:
     setattr(op_type, "parse", parse_method)
 
 
+# ---- pieces of MLIR's syntax the custom forms share ----------------------------------------
+
+
+def print_values(printer: Printer, values: Any) -> None:
+    """`(%a, %b)`."""
+    printer.print_string("(")
+    printer.print_list(values, printer.print_ssa_value)
+    printer.print_string(")")
+
+
+def print_arrow_types(printer: Printer, types: Sequence[Attribute]) -> None:
+    """MLIR's optional arrow type list: nothing, ` -> t`, or ` -> (t1, t2)`."""
+    if not types:
+        return
+    printer.print_string(" -> ")
+    if len(types) == 1:
+        printer.print_attribute(types[0])
+        return
+    printer.print_string("(")
+    printer.print_list(types, printer.print_attribute)
+    printer.print_string(")")
+
+
+def parse_arrow_types(parser: Parser) -> list[Attribute]:
+    """What `print_arrow_types` prints (and `-> ()`)."""
+    if parser.parse_optional_punctuation("->") is None:
+        return []
+    if parser.parse_optional_punctuation("(") is None:
+        return [parser.parse_type()]
+    types = parser.parse_optional_undelimited_comma_separated_list(parser.parse_optional_type, parser.parse_type) or []
+    parser.parse_punctuation(")")
+    return types
+
+
 # ---- scf.parallel ------------------------------------------------------------------------
 
 
 def _print_parallel(self: scf.ParallelOp, printer: Printer) -> None:
-    def values(items: Any) -> None:
-        printer.print_string("(")
-        printer.print_list(items, printer.print_ssa_value)
-        printer.print_string(")")
-
     printer.print_string(" ")
-    values(self.body.block.args)
+    print_values(printer, self.body.block.args)
     printer.print_string(" = ")
-    values(self.lowerBound)
+    print_values(printer, self.lowerBound)
     printer.print_string(" to ")
-    values(self.upperBound)
+    print_values(printer, self.upperBound)
     printer.print_string(" step ")
-    values(self.step)
+    print_values(printer, self.step)
     if self.initVals:
         printer.print_string(" init ")
-        values(self.initVals)
-    if self.res:
-        printer.print_string(" -> ")
-        types = [r.type for r in self.res]
-        if len(types) == 1:
-            printer.print_attribute(types[0])
-        else:
-            printer.print_string("(")
-            printer.print_list(types, printer.print_attribute)
-            printer.print_string(")")
+        print_values(printer, self.initVals)
+    print_arrow_types(printer, [r.type for r in self.res])
     printer.print_string(" ")
     terminator = self.body.block.last_op
     explicit = not isinstance(terminator, scf.ReduceOp) or bool(terminator.args) or bool(terminator.attributes)
@@ -143,13 +164,7 @@ def _parse_parallel(cls: Any, parser: Parser) -> scf.ParallelOp:
         )
     init_pos = parser.pos
     inits = parser.parse_comma_separated_list(paren, parser.parse_unresolved_operand) if parser.parse_optional_keyword("init") else []
-    types = []
-    if parser.parse_optional_punctuation("->") is not None:
-        if parser.parse_optional_punctuation("(") is not None:
-            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-            parser.parse_punctuation(")")
-        else:
-            types = [parser.parse_type()]
+    types = parse_arrow_types(parser)
     if len(types) != len(inits):
         parser.raise_error(f"scf.parallel has {len(inits)} init values but {len(types)} result types", at_position=init_pos)
     index = IndexType()
@@ -373,4 +388,6 @@ def _patch_arith_select() -> None:
     install_custom_syntax(arith.SelectOp, _print_select, _parse_select)
 
 
-__all__ = ["ShortFormPayload", "apply", "declare_format", "install_custom_syntax", "parse_short_form"]
+__all__ = ["ShortFormPayload", "apply", "declare_format", "install_custom_syntax", "parse_arrow_types",
+    "parse_short_form", "print_arrow_types", "print_values",
+]
