@@ -6,10 +6,11 @@ integer_pow, cumulative reductions with lax's signature (cumsum/cumprod/cummax/c
 axis=0, reverse=False)), and the elementwise ops whose lax semantics are numpy's (lax.add is
 ig.add, lax.logistic is ig.sigmoid, lax.rem is ig.fmod, ...), and lax's structural ops with
 lax's signatures (slice, rev, pad with interior padding, dot_general, sort with several
-operands, sort_key_val: irgrad/lax/shaping.py), and the scaled Bessel functions bessel_i0e
-and bessel_i1e (irgrad/lax/special.py). Names whose lax meaning differs from irgrad's
-numpy-style function and that are not written yet (lax.div truncates integers, lax.round rounds
-half away from zero, lax.reduce takes a computation) are not provided. The semantics and
+operands, sort_key_val: irgrad/lax/shaping.py), the scaled Bessel functions bessel_i0e and bessel_i1e,
+erfc and erf_inv, and the two elementwise ops whose lax meaning differs from irgrad's
+numpy-style function (lax.div truncates integers, lax.round rounds halves away from zero:
+irgrad/lax/special.py). lax.reduce (it takes a computation) is not provided, nor the complex
+ops (real, imag, complex, conj: lax.conj of a float array is complex). The semantics and
 derivative contracts of the lax-specific functions are in irgrad/lax/structured.py.
 """
 
@@ -24,7 +25,7 @@ from irgrad.numpy.bitwise import (
 )
 from irgrad.numpy.control_flow import cond, fori_loop, scan, while_loop
 from irgrad.lax.shaping import dot_general, pad, rev, slice, sort, sort_key_val
-from irgrad.lax.special import bessel_i0e, bessel_i1e
+from irgrad.lax.special import bessel_i0e, bessel_i1e, div, erf_inv, erfc, round
 from irgrad.lax.structured import (
     associative_scan,
     clamp,
@@ -100,5 +101,5 @@ __all__ = [
     "shift_left", "shift_right_arithmetic", "sign", "sin", "sinh", "sqrt", "square", "stop_gradient",
     "sub", "switch", "tan", "tanh", "top_k", "transpose", "while_loop",
     "dot_general", "pad", "rev", "slice", "sort", "sort_key_val",
-    "bessel_i0e", "bessel_i1e",
+    "bessel_i0e", "bessel_i1e", "div", "erf_inv", "erfc", "round",
 ]  # fmt: skip
