@@ -20,7 +20,7 @@ from irgrad.frontend.check_grads import GradientCheckError, check_grads
 from irgrad.frontend.debugging import debug_nans
 from irgrad.diagnostics import NaNError
 from irgrad.numpy.control_flow import cond, fori_loop, scan, while_loop
-from irgrad.tracing.dtypes import bfloat16, bool_, float16, float32, float64, int32, int64
+from irgrad.tracing.dtypes import bfloat16, bool_, complex64, complex128, float16, float32, float64, int32, int64
 from irgrad.tracing.errors import ConcretizationError, DTypeError, ShapeError, UnsupportedError
 from irgrad.numpy.indexing import getitem as _getitem
 from irgrad.frontend.jit import jit
@@ -128,6 +128,9 @@ from irgrad.numpy.exponents import exp2, float_power, log10, log2, logaddexp, lo
 from irgrad.numpy.float_parts import copysign, frexp, isneginf, isposinf, ldexp, modf, nan_to_num, signbit
 from irgrad.numpy.float_neighbours import nextafter, spacing
 from irgrad.numpy.bessel import i0
+from irgrad.numpy.complex_numbers import (
+    angle, conj, conjugate, imag, iscomplex, iscomplexobj, isreal, isrealobj, real,
+)
 from irgrad.numpy.bitwise import bitwise_count
 from irgrad.numpy.hyperbolic import arccosh, arcsinh, arctanh, cosh, sinh
 from irgrad.numpy.integer_functions import gcd, lcm

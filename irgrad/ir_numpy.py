@@ -17,6 +17,7 @@ import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
     BytesAttr,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -38,6 +39,9 @@ _FLOATS: dict[type[Attribute], np.dtype] = {
 }
 
 FLOAT_DTYPES = frozenset(_FLOATS.values())
+# complex<f32> and complex<f64>: numpy's complex64/complex128, the same (re, im) pairs in memory.
+_COMPLEX_PARTS = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
+COMPLEX_DTYPES = frozenset(_COMPLEX_PARTS)
 LOW_PRECISION_DTYPES = frozenset({np.dtype(np.float16), BFLOAT16})
 _INT_WIDTHS = (8, 16, 32, 64)
 
@@ -65,7 +69,17 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
             return np.dtype(f"{'u' if unsigned else ''}int{width}")
     if isinstance(element_type, IndexType):
         return np.dtype(np.int64)
+    if isinstance(element_type, ComplexType):
+        part = element_type.get_element_type()
+        for complex_dtype, part_dtype in _COMPLEX_PARTS.items():
+            if isinstance(part, type(element_type_for(part_dtype))):
+                return complex_dtype
     raise TypeError(f"element type {element_type} has no numpy dtype")
+
+
+def complex_part_dtype(dtype: np.dtype) -> np.dtype:
+    """float32 for complex64, float64 for complex128: the dtype of the real and imaginary parts."""
+    return _COMPLEX_PARTS[np.dtype(dtype)]
 
 
 def element_type_for(dtype: np.dtype | type) -> Attribute:
@@ -78,9 +92,11 @@ def element_type_for(dtype: np.dtype | type) -> Attribute:
         return IntegerType(1)
     if dtype.kind == "i" and dtype.itemsize * 8 in _INT_WIDTHS:
         return IntegerType(dtype.itemsize * 8)
+    if dtype in _COMPLEX_PARTS:
+        return ComplexType(element_type_for(_COMPLEX_PARTS[dtype]))
     raise TypeError(
         f"numpy dtype {dtype} has no irgrad element type (use bool, int8-64, float16, "
-        "bfloat16, float32 or float64)"
+        "bfloat16, float32, float64, complex64 or complex128)"
     )
 
 

@@ -397,7 +397,7 @@ def _nonnegative(fn: Callable[..., Any], signature: inspect.Signature | None, nu
     return tuple(sorted(set(out)))
 
 
-_SCALARS = (bool, int, float)
+_SCALARS = (bool, int, float, complex)
 
 
 def _fast_key(args: tuple[Any, ...], static_argnums: tuple[int, ...]) -> tuple[Any, list[Any]] | None:

@@ -190,7 +190,7 @@ class Compiled:
                 return list(leaves)
         inputs = []
         for k, (x, aval) in enumerate(zip(leaves, self._avals)):
-            if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
+            if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
                 x = np.asarray(x, dtype=aval.dtype)
             elif isinstance(x, np.generic):
                 x = np.asarray(x)

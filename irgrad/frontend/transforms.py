@@ -56,7 +56,7 @@ def _argnum_leaves(args: Sequence[Any], argnums: int | Sequence[int]) -> tuple[l
 def _check_differentiable(name: str, traced: TracedFunction, positions: Sequence[int]) -> None:
     for p in positions:
         aval = traced.in_avals[p]
-        if not dtypes.is_float(aval.dtype):
+        if not dtypes.is_inexact(aval.dtype):
             raise DTypeError(
                 f"{name} requires floating-point inputs, but flat argument {p} has dtype "
                 f"{aval.dtype} (shape {aval.shape}); integer and bool inputs have no gradient{user_site()}"
@@ -144,7 +144,7 @@ def vjp(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[A
         return _eager_vjp(fn, primals, has_aux)
     leaves, _ = tree_flatten(list(primals))
     traced = trace_child(fn, primals)
-    positions = [i for i, a in enumerate(traced.in_avals) if dtypes.is_float(a.dtype)]
+    positions = [i for i, a in enumerate(traced.in_avals) if dtypes.is_inexact(a.dtype)]
     operands = call_operands(traced, leaves)
     call = func.CallOp(traced.name, operands, [TensorType(dtypes.element_type(a.dtype), list(a.shape)) for a in traced.out_avals])
     outs = emit_results(call)
@@ -205,12 +205,12 @@ def _eager_vjp(fn: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool) 
 def _same_dtype(what: str, value: Any, dtype: Any, whose: str) -> None:
     """JAX's check: an array tangent or cotangent has its primal's dtype (Python scalars,
     weakly typed, take it)."""
-    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+    if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
         return
     if isinstance(value, Tracer) and value.weak:
         return
     got = value.dtype if isinstance(value, Tracer) else np.asarray(value).dtype
-    if got != dtype and dtypes.is_float(dtype):
+    if got != dtype and dtypes.is_inexact(dtype):
         raise TypeError(f"{what} has dtype {got}; {whose} dtype is {dtype}{user_site()}")
 
 
@@ -228,7 +228,7 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
         out_tree = traced.out_tree
         if has_aux and (out_tree.kind != "tuple" or len(out_tree.children) != 2):
             raise TypeError(f"jvp with has_aux=True needs fn to return a pair (out, aux), got {out_tree!r}{user_site()}")
-        positions = [i for i, a in enumerate(traced.in_avals) if dtypes.is_float(a.dtype)]
+        positions = [i for i, a in enumerate(traced.in_avals) if dtypes.is_inexact(a.dtype)]
         tans = []
         for i in positions:
             a = traced.in_avals[i]

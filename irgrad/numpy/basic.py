@@ -148,7 +148,7 @@ def minimum(x: Any, y: Any) -> Tracer:
 
 
 def _unary_float(op_class: type[nn.ElementwiseUnaryOp], x: Any) -> Tracer:
-    return lax.unary(op_class, require_float(op_class.name, lift(x)))
+    return lax.unary(op_class, require_float(op_class.name, lift(x), complex_ok=op_class.COMPLEX))
 
 
 def _unary_numeric(op_name: str, op_class: type[nn.ElementwiseUnaryOp], x: Any) -> Tracer:
@@ -165,8 +165,26 @@ def negative(x: Any) -> Tracer:
 
 @api
 def abs(x: Any) -> Tracer:
+    """|x|; of a complex array, the real array hypot(re, im)."""
     t = lift(x)
+    if dtypes.is_complex(t.dtype):
+        return _complex_abs(t)
     return t if t.dtype == dtypes.bool_ else lax.unary(nn.AbsOp, t)
+
+
+def _complex_abs(z: Tracer) -> Tracer:
+    """|z| = a sqrt(1 + (b/a)^2) with a, b the larger and smaller of |re|, |im|: no overflow or
+    underflow, 0 at 0 (gradient 0 there, as JAX's), inf where a part is inf (NaN or not)."""
+    ar = lax.unary(nn.AbsOp, lax.unary(nn.RealOp, z))
+    ai = lax.unary(nn.AbsOp, lax.unary(nn.ImagOp, z))
+    a, b = lax.binary(nn.MaximumOp, ar, ai), lax.binary(nn.MinimumOp, ar, ai)
+    const = lambda v: _full(a.shape, v, a.dtype)  # noqa: E731
+    zero = lax.compare("eq", a, const(0.0))
+    q = lax.binary(nn.DivOp, b, lax.select(zero, const(1.0), a))
+    h = lax.binary(nn.MulOp, a, lax.unary(nn.SqrtOp, lax.binary(nn.AddOp, const(1.0), lax.binary(nn.MulOp, q, q))))
+    h = lax.select(zero, const(0.0), h)
+    inf = lax.binary(nn.OrOp, lax.compare("eq", ar, const(np.inf)), lax.compare("eq", ai, const(np.inf)))
+    return lax.select(inf, const(np.inf), h)
 
 
 absolute = abs
@@ -356,7 +374,7 @@ def mean(x: Any, axis: int | Sequence[int] | None = None, keepdims: bool = False
     mask = keywords.selection("mean", t, where)
     if dtype is not None:
         t = lax.convert(t, dtypes.canonical(dtype))
-    t = require_float("mean", t)
+    t = require_float("mean", t, complex_ok=True)
     axes = normalize_axes("mean", axis, t.ndim)
     s = lax.reduce(nn.ReduceSumOp, keywords.masked(t, mask, 0.0), axes, keepdims)
     if mask is None:

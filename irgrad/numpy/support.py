@@ -124,10 +124,18 @@ def _static_key(x: Any) -> Any:
         return (type(x), repr(x))
 
 
-def require_float(op_name: str, x: Tracer) -> Tracer:
-    """Integer and bool inputs to float-only functions (exp, log, ...) become float32, as in JAX."""
+def require_float(op_name: str, x: Tracer, complex_ok: bool = False) -> Tracer:
+    """Integer and bool inputs to float-only functions (exp, log, ...) become float32, as in JAX.
+    A complex input passes where the function takes one (`complex_ok`) and is a DTypeError
+    otherwise, never silently its real part."""
     if dtypes.is_float(x.dtype):
         return x
+    if dtypes.is_complex(x.dtype):
+        if complex_ok:
+            return x
+        raise DTypeError(
+            f"{op_name}: complex input (dtype {x.dtype}, shape {x.shape}) is not supported{user_site()}"
+        )
     return lax.convert(x, dtypes.float32)
 
 

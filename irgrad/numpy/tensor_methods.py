@@ -17,6 +17,7 @@ def _swap(fn):
 
 def install() -> None:
     from irgrad.numpy import bitwise as bitwise_api
+    from irgrad.numpy import complex_numbers as complex_api
     from irgrad.numpy import indexed_update
     from irgrad.numpy import indexing
     from irgrad.numpy import shape as shape_api
@@ -72,6 +73,10 @@ def install() -> None:
     T.flatten = lambda s: shape_api.reshape(s, (-1,))
     T.ravel = T.flatten
     T.swapaxes = lambda s, a, b: shape_api.swapaxes(s, a, b)
+    T.real = property(lambda s: complex_api.real(s))
+    T.imag = property(lambda s: complex_api.imag(s))
+    T.conj = lambda s: complex_api.conj(s)
+    T.conjugate = T.conj
 
 
 install_done: Any = None

@@ -20,7 +20,7 @@ from irgrad.tracing.tracer import Tracer, as_tracer, current_frame, full
 
 
 def is_scalar(x: Any) -> bool:
-    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
 def lift(x: Any, dtype: np.dtype | None = None) -> Tracer:
@@ -65,10 +65,12 @@ def is_weak(x: Any) -> bool:
     return is_scalar(x) or (isinstance(x, Tracer) and x.weak)
 
 
-def _as_scalar_kind(x: Any) -> bool | int | float:
+def _as_scalar_kind(x: Any) -> bool | int | float | complex:
     """A Python scalar of `x`'s kind, which is all that weak promotion looks at."""
     if is_scalar(x):
         return x
+    if dtypes.is_complex(x.dtype):
+        return 1j
     return 1.0 if dtypes.is_float(x.dtype) else True if x.dtype == dtypes.bool_ else 1
 
 
@@ -85,7 +87,12 @@ def result_dtype(*xs: Any) -> np.dtype:
         for k in kinds[1:]:
             d = dtypes.promote(d, k)
         if any(isinstance(x, Tracer) for x in xs):
-            d = dtypes.float64 if dtypes.is_float(d) else dtypes.int64 if d in dtypes.INTS else d
+            d = (
+                dtypes.float64 if dtypes.is_float(d)
+                else dtypes.complex128 if dtypes.is_complex(d)
+                else dtypes.int64 if d in dtypes.INTS
+                else d
+            )
         return d
     d = strong[0]
     for s in strong[1:]:

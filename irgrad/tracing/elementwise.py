@@ -44,7 +44,7 @@ def multiply(x: Any, y: Any) -> Tracer:
 def divide(x: Any, y: Any) -> Tracer:
     """True division: integer operands give float32, as jnp.divide."""
     d = result_dtype(x, y)
-    if not dtypes.is_float(d):
+    if not dtypes.is_inexact(d):
         d = dtypes.float32
     (a, b), _ = operands("divide", x, y, dtype=d)
     return lax.binary(nn.DivOp, a, b)

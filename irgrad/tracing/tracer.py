@@ -65,7 +65,7 @@ class ShapeDtype:
             return value
         if isinstance(value, Tracer):
             return ShapeDtype(value.shape, value.dtype, value.weak)
-        if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+        if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
             # A Python scalar takes the default dtype; a numpy scalar (np.float64 is a float
             # subclass) keeps its own, as a 0-d array does.
             return ShapeDtype((), dtypes.scalar_dtype(value))
@@ -74,11 +74,11 @@ class ShapeDtype:
 
     @staticmethod
     def of_argument(value: Any) -> ShapeDtype:
-        """The abstract value of a traced argument: as `of`, except that a Python int or float
-        is weakly typed at full width (int64, float64), so that `ig.jit(f)(3.14159265358979, x)`
+        """The abstract value of a traced argument: as `of`, except that a Python int, float or
+        complex is weakly typed at full width (int64, float64, complex128), so that `ig.jit(f)(3.14159265358979, x)`
         sees the scalar exactly, as jax.jit does with x64 (a Python bool stays a strong bool)."""
-        if isinstance(value, (int, float)) and not isinstance(value, (bool, np.generic)):
-            return ShapeDtype((), dtypes.int64 if isinstance(value, int) else dtypes.float64, weak=True)
+        if isinstance(value, (int, float, complex)) and not isinstance(value, (bool, np.generic)):
+            return ShapeDtype((), dtypes.full_width(value), weak=True)
         return ShapeDtype.of(value)
 
     def __repr__(self) -> str:
@@ -359,7 +359,7 @@ def constant(x: Any, dtype: np.dtype | None = None) -> Tracer:
     frame = current_frame()
     if frame is None:
         raise RuntimeError("constant() needs an active trace")
-    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         d = dtypes.canonical(dtype) if dtype is not None else dtypes.scalar_dtype(x)
         return full((), x, d)
     array = np.asarray(x)
@@ -384,9 +384,16 @@ def _is_splat(array: np.ndarray) -> bool:
     return bool(np.all(same))
 
 
-def full(shape: tuple[int, ...], value: bool | int | float, dtype: np.dtype) -> Tracer:
+def full(shape: tuple[int, ...], value: bool | int | float | complex, dtype: np.dtype) -> Tracer:
     frame = current_frame()
     assert frame is not None
+    if dtypes.is_complex(dtype):
+        # A complex splat is nn.complex of two real splats (nn.full holds a real number).
+        part = dtypes.real_of(dtype)
+        value = complex(value)
+        op = nn.ComplexOp(full(shape, value.real, part).value, full(shape, value.imag, part).value)
+        frame.emit(op)
+        return frame.wrap(op.result)
     t = TensorType(dtypes.element_type(dtype), list(shape))
     if dtypes.is_float(dtype):
         value = float(value)
@@ -441,7 +448,7 @@ def trace_function(
 
 def _at_default_width(t: Tracer) -> Tracer:
     """A weakly typed value at its kind's default dtype (float32, int32), strongly typed."""
-    d = dtypes.float32 if dtypes.is_float(t.dtype) else dtypes.int32 if t.dtype in dtypes.INTS else t.dtype
+    d = dtypes.default_width(t.dtype)
     if d == t.dtype:
         return t
     op = t.frame.emit(nn.ConvertOp(t.value, dtypes.element_type(d)))
@@ -532,9 +539,14 @@ class Program:
                 f"{self.entry}: arguments have structure {tree!r}, the program was traced "
                 f"for {self.traced.in_tree!r}"
             )
-        inputs = [_as_input(x, a) for x, a in zip(leaves, self.in_avals)]
-        results = _require_executor().run(self.executable_module(), self.entry, inputs, listeners)
+        inputs = [dtypes.as_argument(x, a.dtype) for x, a in zip(leaves, self.in_avals)]
+        module = self.executable_module()
+        if module is not self.module:  # expanded: complex values travel as (re, im) pairs
+            inputs = [dtypes.complex_as_pairs(x) for x in inputs]
+        results = _require_executor().run(module, self.entry, inputs, listeners)
         outs = [np.asarray(r) for r in results]
+        if module is not self.module:
+            outs = [dtypes.pairs_as_complex(r, a.dtype, a.shape) for r, a in zip(outs, self.traced.out_avals)]
         return tree_unflatten(self.traced.out_tree, outs)
 
 
@@ -564,22 +576,6 @@ def _require_executor() -> Executor:
     if _executor is None:
         raise RuntimeError("running a traced program needs the library: import irgrad.numpy first")
     return _executor
-
-
-def _as_input(x: Any, aval: ShapeDtype) -> np.ndarray:
-    """`x` as the program's argument: Python scalars and narrow integer arrays (int8, uint16,
-    ...) take the argument's dtype, as they did when traced; other mismatches are the
-    interpreter's to report."""
-    array = np.asarray(x)
-    if array.dtype == aval.dtype:
-        return array
-    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
-        return array.astype(aval.dtype)
-    try:
-        traced_as = dtypes.array_dtype_of(array)
-    except TypeError:
-        return array
-    return array.astype(aval.dtype) if traced_as == aval.dtype else array
 
 
 def trace(fn: Callable[..., Any], *example_args: Any) -> Program:

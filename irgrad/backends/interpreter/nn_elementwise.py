@@ -1,4 +1,5 @@
-"""Elementwise `nn` ops: unary and binary math, compare, select, convert.
+"""Elementwise `nn` ops: unary and binary math, compare, select, convert, and complex numbers'
+parts (nn.real, nn.imag, nn.complex, nn.conj).
 
 One table maps each op to a numpy function; the semantics that numpy leaves open (signed
 zeros, integer division by zero, saturating conversion, low-precision transcendental
@@ -54,6 +55,9 @@ UNARY: dict[type[Operation], Fn] = {
     nn.SinOp: _transcendental(np.sin),
     nn.CosOp: _transcendental(np.cos),
     nn.ErfOp: _transcendental(numerics.erf),
+    nn.RealOp: lambda z: np.ascontiguousarray(z.real),
+    nn.ImagOp: lambda z: np.ascontiguousarray(z.imag),
+    nn.ConjOp: np.conjugate,
 }
 
 BINARY: dict[type[Operation], Fn] = {
@@ -64,6 +68,7 @@ BINARY: dict[type[Operation], Fn] = {
     nn.PowOp: _transcendental(np.power),
     nn.MaximumOp: numerics.maximum,
     nn.MinimumOp: numerics.minimum,
+    nn.ComplexOp: numerics.make_complex,
 }
 
 COMPARE: dict[str, Fn] = {

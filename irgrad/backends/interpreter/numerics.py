@@ -96,9 +96,16 @@ def convert(x: Array, dtype: np.dtype) -> Array:
 
     To i1: `x != 0` (so NaN -> true). From i1: 0 or 1. Float -> float: one rounding to
     nearest even. Float -> int: `float_to_int_saturating`. Int -> int: two's complement
-    wrap-around (truncation, or sign extension when widening).
+    wrap-around (truncation, or sign extension when widening). Complex -> real: the real part,
+    converted as above; real -> complex: a zero imaginary part.
     """
     x = np.asarray(x)
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        if dtype == np.bool_:
+            return x != 0
+        x = x.real
+    if np.dtype(dtype).kind == "c":
+        return x.astype(dtype)
     if dtype == np.bool_:
         return x != 0
     if is_float_dtype(dtype):
@@ -203,9 +210,10 @@ def trunc_divide(a: Array, b: Array) -> Array:
 
 
 def nn_divide(a: Array, b: Array) -> Array:
-    """`nn.div`: IEEE division on floats; truncating division with x / 0 = 0 on integers."""
+    """`nn.div`: IEEE division on floats (numpy's on complex numbers); truncating division with
+    x / 0 = 0 on integers."""
     dtype = dtype_of(a)
-    if is_float_dtype(dtype):
+    if is_float_dtype(dtype) or dtype.kind == "c":
         return np.true_divide(a, b)
     zero = b == 0
     safe = np.where(zero, np.ones_like(b), b).astype(dtype)
@@ -215,6 +223,13 @@ def nn_divide(a: Array, b: Array) -> Array:
 # ---------------------------------------------------------------------------------------------
 # Float helpers
 # ---------------------------------------------------------------------------------------------
+
+
+def make_complex(re: Array, im: Array) -> Array:
+    """`nn.complex`: re + i*im, complex64 from f32 parts and complex128 from f64 (no rounding)."""
+    out = np.empty(np.shape(re), np.complex64 if dtype_of(re) == np.float32 else np.complex128)
+    out.real, out.imag = re, im
+    return out
 
 
 def sigmoid(x: Array) -> Array:

@@ -24,6 +24,7 @@ from irgrad.backends.interpreter.arith import ArithFunctions
 from irgrad.backends.interpreter.blas import BlasFunctions
 from irgrad.backends.interpreter.debug import DebugFunctions
 from irgrad.ir_numpy import is_float_dtype, numpy_dtype
+from irgrad.tracing.dtypes import complex_as_pairs, pairs_as_complex
 from irgrad.backends.interpreter.errors import (
     InterpreterError,
     InterpreterInputError,
@@ -225,7 +226,9 @@ def _first_autodiff_op(module: ModuleOp) -> Operation | None:
 
 
 def expand_autodiff(module: ModuleOp) -> ModuleOp:
-    """A copy of `module` with the `autodiff` pass applied, if it holds autodiff ops."""
+    """A copy of `module` with the `autodiff` pass applied, if it holds autodiff ops (and,
+    where it holds complex values too, `nn-expand-complex` before it, as in the pipelines:
+    derivatives of complex values are those of their (re, im) pairs)."""
     first = _first_autodiff_op(module)
     if first is None:
         return module
@@ -237,6 +240,7 @@ def expand_autodiff(module: ModuleOp) -> ModuleOp:
             first,
         )
     module = module.clone()
+    registry.irgrad_passes()["nn-expand-complex"]()().apply(context.make_context(), module)
     factory()().apply(context.make_context(), module)
     return module
 
@@ -257,11 +261,15 @@ def run_function(
     Raises `InterpreterInputError` for arguments that do not match the signature and
     `InterpreterError` (located at the op) for unsupported ops or undefined behaviour.
     """
+    declared = lookup_function(module, entry).function_type
     module = expand_autodiff(module)
     func = lookup_function(module, entry)
     # IEEE inf and NaN are results, not errors (a Python float too big for an f16 argument
     # becomes inf, as numpy converts it).
     with np.errstate(all="ignore"):
+        # A program expanded here (nn-expand-complex) takes and gives complex values as pairs.
+        changed = declared != func.function_type
+        args = [complex_as_pairs(a) if changed and isinstance(a, np.ndarray) else a for a in args]
         inputs = check_arguments(func, args)
         check_supported(module, func)
         interpreter = make_interpreter(module, listeners)
@@ -272,4 +280,12 @@ def run_function(
             if hasattr(err, "__notes__"):
                 del err.__notes__
             raise
+    if changed:
+        return tuple(_from_pairs(_export(r), t) for r, t in zip(results, declared.outputs.data))
     return tuple(_export(r) for r in results)
+
+
+def _from_pairs(value: Any, declared: Attribute) -> Any:
+    if not isinstance(declared, TensorType):
+        return value
+    return pairs_as_complex(value, numpy_dtype(declared.get_element_type()), tuple(declared.get_shape()))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    ComplexType,
     DenseArrayBase,
     Float16Type,
     Float32Type,
@@ -49,9 +50,13 @@ DIFFERENTIABLE_FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Typ
 
 
 def is_differentiable_type(type: Attribute) -> bool:
-    """True for f16/bf16/f32/f64 scalars and tensors of them: the types a gradient can be taken with respect to."""
+    """True for f16/bf16/f32/f64 scalars and tensors of them, and for complex<f32>/complex<f64> tensors: the
+    types a gradient can be taken with respect to (complex ones through nn-expand-complex's (re, im) pairs)."""
     if isinstance(type, TensorType | UnrankedTensorType):
         type = type.element_type
+        if isinstance(type, ComplexType):
+            type = type.element_type
+            return isinstance(type, Float32Type | Float64Type)
     return isinstance(type, DIFFERENTIABLE_FLOAT_TYPES)
 
 
@@ -210,6 +215,7 @@ class DifferentiateOp(CalleeOp, ABC):
                 raise cls.error(
                     f"cannot differentiate with respect to argument #{index} of {callee_name}: "
                     f"{inputs[index]} is not a floating-point type (f16, bf16, f32, f64 or a tensor of them)"
+                    " nor a tensor of complex<f32> or complex<f64>"
                 )
             types.append(inputs[index])
         return types

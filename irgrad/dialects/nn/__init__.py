@@ -32,6 +32,7 @@ from irgrad.dialects.nn.base import (
     Value,
     check_axes,
     is_bool,
+    is_complex,
     is_float,
     is_int,
     is_signless_int,
@@ -102,6 +103,7 @@ from irgrad.dialects.nn.linear import (
     im2col_shape,
 )
 from irgrad.dialects.nn.pooling import MaxPool2DOp
+from irgrad.dialects.nn.complex import EXPANDED_OPS, ComplexOp, ConjOp, ImagOp, RealOp, complex_type, part_type
 from irgrad.dialects.nn.factorization import (
     CholeskyOp,
     EighOp,
@@ -175,6 +177,10 @@ NN = Dialect(
         EighOp,
         SvdOp,
         QrOp,
+        RealOp,
+        ImagOp,
+        ComplexOp,
+        ConjOp,
     ],
     [],
 )

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Sequence
-from typing import cast
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    ComplexType,
     DenseArrayBase,
     Float16Type,
     Float32Type,
@@ -42,6 +43,11 @@ Value = SSAValue | Operation
 
 def is_float(t: Attribute) -> bool:
     return isinstance(t, FLOAT_TYPES)
+
+
+def is_complex(t: Attribute) -> bool:
+    """complex<f32> or complex<f64>: the element types of complex64 and complex128 arrays."""
+    return isinstance(t, ComplexType) and isinstance(t.get_element_type(), (Float32Type, Float64Type))
 
 
 def is_signless_int(t: Attribute, widths: Sequence[int]) -> bool:
@@ -95,6 +101,10 @@ class NNOperation(IRDLOperation, ABC):
 
     traits = traits_def(Pure())
 
+    # Whether the op takes complex<f32>/complex<f64> tensors too. Those that do are the ops
+    # `nn-expand-complex` rewrites into real ones (docs/dialects/nn.md, "Complex numbers").
+    COMPLEX: ClassVar[bool] = False
+
     def error(self, message: str) -> VerifyException:
         return VerifyException(f"'{self.name}' op {message}")
 
@@ -105,10 +115,12 @@ class NNOperation(IRDLOperation, ABC):
                 if not isinstance(t, TensorType):
                     continue
                 element = t.get_element_type()
-                if not (is_float(element) or is_int(element)):
+                if is_complex(element) and not self.COMPLEX:
+                    raise self.error(f"{kind} #{index} has element type {element}; {self.name} takes no complex values")
+                if not (is_float(element) or is_int(element) or is_complex(element)):
                     raise self.error(
                         f"{kind} #{index} has element type {element}; nn tensors hold "
-                        "f16, bf16, f32, f64, i1, i32 or i64"
+                        "f16, bf16, f32, f64, i1, i32, i64, complex<f32> or complex<f64>"
                     )
                 if any(d < 0 for d in t.get_shape()):
                     raise self.error(f"{kind} #{index} has a dynamic shape {t}; nn shapes are static")
@@ -128,9 +140,12 @@ class NNOperation(IRDLOperation, ABC):
 
 
 def _check_float(op: NNOperation, t: Attribute, what: str = "operand") -> None:
+    """A float element type, or a complex one where the op takes complex values."""
     assert isinstance(t, TensorType)
-    if not is_float(t.get_element_type()):
-        raise op.error(f"{what} must have a floating-point element type, got {t}")
+    element = t.get_element_type()
+    if not (is_float(element) or (op.COMPLEX and is_complex(element))):
+        kind = "a floating-point or complex" if op.COMPLEX else "a floating-point"
+        raise op.error(f"{what} must have {kind} element type, got {t}")
 
 
 def _check_numeric(op: NNOperation, t: Attribute, what: str = "operand") -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     AnyTensorTypeConstr,
@@ -33,6 +33,7 @@ class ConstantOp(NNOperation):
     """
 
     name = "nn.constant"
+    COMPLEX: ClassVar[bool] = True
     value = prop_def(DenseIntOrFPElementsAttr)
     result = result_def(AnyTensorTypeConstr)
 

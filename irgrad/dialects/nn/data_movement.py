@@ -62,6 +62,7 @@ class BroadcastInDimOp(NNOperation):
     """
 
     name = "nn.broadcast_in_dim"
+    COMPLEX: ClassVar[bool] = True
     traits = traits_def(Pure(), RegisteredCanonicalization())
     operand = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
@@ -105,6 +106,7 @@ class ReshapeOp(NNOperation):
     """
 
     name = "nn.reshape"
+    COMPLEX: ClassVar[bool] = True
     traits = traits_def(Pure(), RegisteredCanonicalization())
     operand = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
@@ -134,6 +136,7 @@ class TransposeOp(NNOperation):
     """
 
     name = "nn.transpose"
+    COMPLEX: ClassVar[bool] = True
     traits = traits_def(Pure(), RegisteredCanonicalization())
     operand = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
@@ -181,6 +184,7 @@ class SliceOp(NNOperation):
     """
 
     name = "nn.slice"
+    COMPLEX: ClassVar[bool] = True
     operand = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
     start = prop_def(DenseArrayBase.constr(i64))
@@ -333,6 +337,7 @@ class ConcatenateOp(NNOperation):
     """
 
     name = "nn.concatenate"
+    COMPLEX: ClassVar[bool] = True
     inputs = var_operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
     dimension = prop_def(IntegerAttr[I64])

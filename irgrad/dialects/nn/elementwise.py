@@ -58,6 +58,7 @@ class NegOp(ElementwiseUnaryOp):
     """Elementwise -x.  `%y = nn.neg %x : tensor<4xf32>`"""
 
     name = "nn.neg"
+    COMPLEX: ClassVar[bool] = True
     ACCEPTS: ClassVar[str] = "numeric"
 
 
@@ -82,6 +83,7 @@ class ExpOp(ElementwiseUnaryOp):
     """Elementwise e**x.  `%y = nn.exp %x : tensor<4xf32>`"""
 
     name = "nn.exp"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -132,6 +134,7 @@ class SinOp(ElementwiseUnaryOp):
     """Elementwise sine.  `%y = nn.sin %x : tensor<4xf32>`"""
 
     name = "nn.sin"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -139,6 +142,7 @@ class CosOp(ElementwiseUnaryOp):
     """Elementwise cosine.  `%y = nn.cos %x : tensor<4xf32>`"""
 
     name = "nn.cos"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -181,6 +185,7 @@ class AddOp(ElementwiseBinaryOp):
     """Elementwise x + y; integers wrap around.  `%z = nn.add %x, %y : tensor<4xf32>`"""
 
     name = "nn.add"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -188,6 +193,7 @@ class SubOp(ElementwiseBinaryOp):
     """Elementwise x - y; integers wrap around.  `%z = nn.sub %x, %y : tensor<4xf32>`"""
 
     name = "nn.sub"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -195,6 +201,7 @@ class MulOp(ElementwiseBinaryOp):
     """Elementwise x * y; integers wrap around.  `%z = nn.mul %x, %y : tensor<4xf32>`"""
 
     name = "nn.mul"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -206,6 +213,7 @@ class DivOp(ElementwiseBinaryOp):
     """
 
     name = "nn.div"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -320,6 +328,7 @@ class SelectOp(NNOperation):
     """
 
     name = "nn.select"
+    COMPLEX: ClassVar[bool] = True
     T: ClassVar = VarConstraint("T", AnyTensorTypeConstr)
     pred = operand_def(AnyTensorTypeConstr)
     on_true = operand_def(T)
@@ -349,12 +358,15 @@ class ConvertOp(NNOperation):
 
     Float to float rounds to nearest even. Float to integer truncates toward zero, saturates at
     the integer type's bounds and maps NaN to 0 (LLVM's fptosi.sat), so every input has a
-    defined result. Anything to i1 is `x != 0`; i1 to a number gives 0 or 1.
+    defined result. Anything to i1 is `x != 0`; i1 to a number gives 0 or 1. A real number to
+    complex has a zero imaginary part; complex to a real or integer type keeps the real part
+    (numpy's astype, which warns, and JAX's); complex to i1 is true where either part is nonzero.
 
     `%y = nn.convert %x : tensor<4xf32> -> tensor<4xf16>`
     """
 
     name = "nn.convert"
+    COMPLEX: ClassVar[bool] = True
     operand = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)
     assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"

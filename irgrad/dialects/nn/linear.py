@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Sequence
-from typing import cast
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import AnyTensorTypeConstr, DenseArrayBase, TensorType, i64
 from xdsl.ir import Attribute
@@ -33,6 +33,7 @@ class MatmulOp(NNOperation):
     """
 
     name = "nn.matmul"
+    COMPLEX: ClassVar[bool] = True
     lhs = operand_def(AnyTensorTypeConstr)
     rhs = operand_def(AnyTensorTypeConstr)
     result = result_def(AnyTensorTypeConstr)

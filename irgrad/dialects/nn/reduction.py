@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Sequence
-from typing import cast
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import AnyTensorTypeConstr, DenseArrayBase, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute
@@ -67,6 +67,7 @@ class ReduceSumOp(ReduceOp):
     """Sum over the listed axes.  `%s = nn.reduce_sum %x axes = [0] : tensor<2x3xf32> -> tensor<3xf32>`"""
 
     name = "nn.reduce_sum"
+    COMPLEX: ClassVar[bool] = True
 
     def verify_semantics(self) -> None:
         _check_numeric(self, self.operand.type)

@@ -19,6 +19,7 @@ from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Builtin,
+    ComplexType,
     DYNAMIC_INDEX,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -108,6 +109,9 @@ from irgrad.dialects.nn import (
 f16 = Float16Type()
 bf16 = BFloat16Type()
 index = IndexType()
+
+
+C64, C128 = ComplexType(f32), ComplexType(f64)
 
 
 def T(*shape: int, element: Attribute = f32) -> TensorType:
@@ -333,6 +337,21 @@ INFERRED: list[Inferred] = [
     Inferred("svd_wide_batched", (T(2, 3, 5),), lambda a: SvdOp(a[0]), T(2, 3, 3)),
     Inferred("qr_tall", (T(5, 3, element=f64),), lambda a: QrOp(a[0]), T(5, 3, element=f64)),
     Inferred("qr_batched_square", (T(2, 4, 4),), lambda a: QrOp(a[0]), T(2, 4, 4)),
+    # Complex numbers: the parts, and the arithmetic ops that take complex tensors
+    Inferred("real_c64", (T(2, 3, element=C64),), lambda a: nn.RealOp(a[0]), T(2, 3)),
+    Inferred("imag_c128", (T(4, element=C128),), lambda a: nn.ImagOp(a[0]), T(4, element=f64)),
+    Inferred("complex_f64", (T(4, element=f64),) * 2, lambda a: nn.ComplexOp(a[0], a[1]), T(4, element=C128)),
+    Inferred("conj_c64", (T(element=C64),), lambda a: nn.ConjOp(a[0]), T(element=C64)),
+    *(
+        Inferred(f"{op.name}_c64", (T(3, element=C64),) * 2, lambda a, op=op: op(a[0], a[1]), T(3, element=C64))
+        for op in (AddOp, SubOp, MulOp, DivOp)
+    ),
+    *(
+        Inferred(f"{op.name}_c128", (T(3, element=C128),), lambda a, op=op: op(a[0]), T(3, element=C128))
+        for op in (NegOp, ExpOp, SinOp, CosOp)
+    ),
+    Inferred("convert_f32_to_c64", (T(3),), lambda a: ConvertOp(a[0], C64), T(3, element=C64)),
+    Inferred("matmul_c64", (T(2, 3, element=C64), T(3, 4, element=C64)), lambda a: MatmulOp(a[0], a[1]), T(2, 4, element=C64)),
 ]
 
 
@@ -347,7 +366,7 @@ def test_every_op_has_a_builder_case() -> None:
     built = {type(build(c.arg_types, c.make)[1]) for c in INFERRED}
     missing = {op.name for op in NN.operations} - {op.name for op in built}
     assert not missing, f"no builder case for {sorted(missing)}"
-    assert len(list(NN.operations)) == 55
+    assert len(list(NN.operations)) == 59
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,7 +494,8 @@ REJECTED: list[Rejected] = [
     # Checks on every op
     Rejected(
         "element_type_i8", (T(4, element=i8),), lambda a: NegOp(a[0]),
-        "'nn.neg' op operand #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64",
+        "'nn.neg' op operand #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32, i64, "
+        "complex<f32> or complex<f64>",
     ),
     Rejected(
         "element_type_si32", (T(4, element=IntegerType(32, Signedness.SIGNED)),), lambda a: AbsOp(a[0]),
@@ -522,7 +542,8 @@ REJECTED: list[Rejected] = [
     *(
         Rejected(
             f"{op.name}_int", (T(4, element=i32),), lambda a, op=op: op(a[0]),
-            f"'{op.name}' op operand must have a floating-point element type, got tensor<4xi32>",
+            f"'{op.name}' op operand must have a {'floating-point or complex' if op.COMPLEX else 'floating-point'} "
+            "element type, got tensor<4xi32>",
         )
         for op in UNARY_FLOAT
     ),

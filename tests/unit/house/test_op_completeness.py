@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[3]
 PARTS = ("schema", "verifier", "interpreter", "lowering", "jvp", "vjp", "batching", "docs")
 
 _FACTORIZATION = "lowered by nn-expand-factorizations (LAPACK calls or reference loops) before convert-nn-to-linalg"
+_COMPLEX = ("rewritten into real ops on (re, im) pairs by nn-expand-complex, which runs before autodiff, "
+            "batching and convert-nn-to-linalg (docs/dialects/nn.md, 'Complex numbers')")
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("nn.cholesky", "lowering"): _FACTORIZATION,
     ("nn.triangular_solve", "lowering"): _FACTORIZATION,
@@ -41,6 +43,8 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("nn.eigh", "lowering"): _FACTORIZATION,
     ("nn.svd", "lowering"): _FACTORIZATION,
     ("nn.qr", "lowering"): _FACTORIZATION,
+    **{(op, part): _COMPLEX for op in ("nn.real", "nn.imag", "nn.complex", "nn.conj")
+       for part in ("lowering", "jvp", "vjp", "batching")},
 }
 
 WHERE = {

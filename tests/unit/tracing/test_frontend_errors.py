@@ -83,7 +83,7 @@ DTYPE_ERRORS = [
     ("negative-bool", lambda b, i: -b, (B, I), ("negative", "bool")),
     ("take-float-indices", lambda b, i: ig.take(ig.ones(3), ig.ones(2)), (B, I), ("take", "indices", "float32")),
     ("one_hot-float", lambda b, i: ig.one_hot(i.astype(ig.float32), 3), (B, I), ("one_hot", "float32")),
-    ("unsupported-dtype", lambda b, i: i.astype(np.complex64), (B, I), ("complex64", "not supported")),
+    ("unsupported-dtype", lambda b, i: i.astype(np.uint64), (B, I), ("uint64", "not supported")),
 ]
 
 

@@ -11,7 +11,7 @@
 
 // An element type outside f16, bf16, f32, f64, i1, i32, i64: i8.
 func.func @element_type_i8(%a: tensor<4xi8>) {
-  // expected-error @+1 {{'nn.neg' op operand #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
+  // expected-error @+1 {{'nn.neg' op operand #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32, i64, complex<f32> or complex<f64>}}
   %0 = nn.neg %a : tensor<4xi8>
   func.return
 }
@@ -20,7 +20,7 @@ func.func @element_type_i8(%a: tensor<4xi8>) {
 
 // An element type outside the supported set: f80.
 func.func @element_type_f80(%a: tensor<4xf80>) {
-  // expected-error @+1 {{'nn.exp' op operand #0 has element type f80; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
+  // expected-error @+1 {{'nn.exp' op operand #0 has element type f80; nn tensors hold f16, bf16, f32, f64, i1, i32, i64, complex<f32> or complex<f64>}}
   %0 = nn.exp %a : tensor<4xf80>
   func.return
 }
@@ -29,7 +29,7 @@ func.func @element_type_f80(%a: tensor<4xf80>) {
 
 // Integers are signless: si32 is not an nn element type.
 func.func @element_type_si32(%a: tensor<4xsi32>) {
-  // expected-error @+1 {{'nn.abs' op operand #0 has element type si32; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
+  // expected-error @+1 {{'nn.abs' op operand #0 has element type si32; nn tensors hold f16, bf16, f32, f64, i1, i32, i64, complex<f32> or complex<f64>}}
   %0 = nn.abs %a : tensor<4xsi32>
   func.return
 }
@@ -38,7 +38,7 @@ func.func @element_type_si32(%a: tensor<4xsi32>) {
 
 // The result's element type is checked too: converting to i16.
 func.func @result_element_type_i16(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'nn.convert' op result #0 has element type i16; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
+  // expected-error @+1 {{'nn.convert' op result #0 has element type i16; nn tensors hold f16, bf16, f32, f64, i1, i32, i64, complex<f32> or complex<f64>}}
   %0 = nn.convert %a : tensor<4xf32> -> tensor<4xi16>
   func.return
 }
@@ -87,7 +87,7 @@ func.func @constant_result_type() {
 
 // nn.constant of an unsupported element type.
 func.func @constant_i8() {
-  // expected-error @+1 {{'nn.constant' op result #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32 or i64}}
+  // expected-error @+1 {{'nn.constant' op result #0 has element type i8; nn tensors hold f16, bf16, f32, f64, i1, i32, i64, complex<f32> or complex<f64>}}
   %0 = nn.constant dense<[1, 2]> : tensor<2xi8>
   func.return
 }
@@ -217,7 +217,7 @@ func.func @iota_i1() {
 
 // Transcendental ops take floats only.
 func.func @exp_int(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'nn.exp' op operand must have a floating-point element type, got tensor<4xi32>}}
+  // expected-error @+1 {{'nn.exp' op operand must have a floating-point or complex element type, got tensor<4xi32>}}
   %0 = nn.exp %a : tensor<4xi32>
   func.return
 }
@@ -1268,5 +1268,37 @@ func.func @svd_full_matrices(%a: tensor<5x3xf64>) {
 func.func @qr_wide(%a: tensor<3x5xf64>) {
   // expected-error @+1 {{'nn.qr' op operand must be a tall or square matrix or a batch of them (..., m, n) with m >= n, got 3x5}}
   %0, %1 = nn.qr %a : (tensor<3x5xf64>) -> (tensor<3x5xf64>, tensor<5x5xf64>)
+  func.return
+}
+
+// -----
+
+func.func @complex_not_taken(%z: tensor<3xcomplex<f32>>) {
+  // expected-error @+1 {{'nn.tanh' op operand #0 has element type complex<f32>; nn.tanh takes no complex values}}
+  %0 = nn.tanh %z : tensor<3xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+func.func @real_of_real(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.real' op operand must have a complex element type, got tensor<3xf32>}}
+  %0 = nn.real %x : tensor<3xf32> -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+func.func @complex_of_f16(%x: tensor<3xf16>) {
+  // expected-error @+1 {{'nn.complex' op result #0 has element type complex<f16>; nn tensors hold f16, bf16, f32, f64, i1, i32, i64, complex<f32> or complex<f64>}}
+  %0 = nn.complex %x, %x : tensor<3xf16> -> tensor<3xcomplex<f16>>
+  func.return
+}
+
+// -----
+
+func.func @conj_of_real(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.conj' op operand must have a complex element type, got tensor<3xf32>}}
+  %0 = nn.conj %x : tensor<3xf32>
   func.return
 }

@@ -499,3 +499,21 @@ func.func @decompositions(%a: tensor<2x4x4xf64>, %b: tensor<3x5xf32>, %c: tensor
   %q, %r = nn.qr %c : (tensor<6x4xf64>) -> (tensor<6x4xf64>, tensor<4x4xf64>)
   func.return %w, %s, %r : tensor<2x4xf64>, tensor<3xf32>, tensor<4x4xf64>
 }
+
+// Complex numbers: the parts' ops and complex arithmetic.
+// CHECK-LABEL: func.func @complex_numbers(
+// CHECK-NEXT:    %c = nn.constant dense<[(1.000000e+00,2.000000e+00), (3.000000e+00,-4.000000e+00)]> : tensor<2xcomplex<f32>>
+// CHECK-NEXT:    %z = nn.complex %a, %b : tensor<2xf32> -> tensor<2xcomplex<f32>>
+// CHECK-NEXT:    %m = nn.mul %z, %c : tensor<2xcomplex<f32>>
+// CHECK-NEXT:    %w = nn.conj %m : tensor<2xcomplex<f32>>
+// CHECK-NEXT:    %re = nn.real %w : tensor<2xcomplex<f32>> -> tensor<2xf32>
+// CHECK-NEXT:    %im = nn.imag %w : tensor<2xcomplex<f32>> -> tensor<2xf32>
+func.func @complex_numbers(%a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c = nn.constant dense<[(1.0, 2.0), (3.0, -4.0)]> : tensor<2xcomplex<f32>>
+  %z = nn.complex %a, %b : tensor<2xf32> -> tensor<2xcomplex<f32>>
+  %m = nn.mul %z, %c : tensor<2xcomplex<f32>>
+  %w = nn.conj %m : tensor<2xcomplex<f32>>
+  %re = nn.real %w : tensor<2xcomplex<f32>> -> tensor<2xf32>
+  %im = nn.imag %w : tensor<2xcomplex<f32>> -> tensor<2xf32>
+  func.return %re, %im : tensor<2xf32>, tensor<2xf32>
+}

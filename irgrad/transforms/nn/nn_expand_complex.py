@@ -1,0 +1,387 @@
+"""`nn-expand-complex`: complex tensors as real tensors of (re, im) pairs, before autodiff.
+
+Every value of type `tensor<S x complex<fT>>` becomes `tensor<S x 2 x fT>`: the real part at
+index 0 of a new trailing axis, the imaginary part at index 1. That is numpy's (and MLIR's
+`complex` lowering's) memory layout of complex64/complex128, so a runtime passes a user's
+complex array as a view, with no copy. add, sub, neg, reduce_sum and the data-movement ops run
+on the pairs as they are; mul, div, exp, sin, cos, matmul, the parts' ops, convert, select and
+constants become real ops on the parts (the formulas: docs/dialects/nn.md, "Complex numbers").
+
+Why before autodiff: the differentiated program is then a real one, and its derivatives are
+those of the pairs, which is JAX's convention once cotangents cross the boundary conjugated
+(a JAX cotangent c of a complex value is the pair (Re c, -Im c)). So the pass conjugates the
+complex cotangents an `autodiff.vjp` takes and every complex gradient or cotangent that
+`autodiff.grad`, `value_and_grad` and `vjp` give; `autodiff.jvp`'s tangents are plain pairs.
+
+Input: nn IR with autodiff requests. Output: the same program with no complex type anywhere
+(function signatures included). An op on complex values without a rule is an error naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ComplexType, DenseArrayBase, FunctionType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from irgrad.diagnostics import PassError
+from irgrad.dialects import autodiff as ad
+from irgrad.dialects import nn
+from irgrad.ir_numpy import complex_part_dtype, from_attribute, to_attribute
+
+
+def _is_complex_tensor(t: Attribute) -> bool:
+    return isinstance(t, TensorType) and isinstance(t.get_element_type(), ComplexType)
+
+
+def pair_type(t: Attribute) -> Attribute:
+    """tensor<S x 2 x fT> for tensor<S x complex<fT>>; function types converted member-wise;
+    every other type unchanged."""
+    if _is_complex_tensor(t):
+        tt = cast(TensorType, t)
+        part = cast(ComplexType, tt.get_element_type()).get_element_type()
+        return TensorType(part, [*tt.get_shape(), 2])
+    if isinstance(t, FunctionType):
+        return FunctionType.from_lists([pair_type(a) for a in t.inputs.data], [pair_type(r) for r in t.outputs.data])
+    return t
+
+
+def _mentions_complex(op: Operation) -> bool:
+    """A complex tensor or complex scalar among `op`'s operands or results."""
+    return any(
+        _is_complex_tensor(v.type) or isinstance(v.type, ComplexType) for v in (*op.operands, *op.results)
+    )
+
+
+def _takes_pairs(op: Operation) -> bool:
+    """An op whose operand was complex before an earlier rewrite made it pairs: the parts' ops
+    and a convert from complex have real results, so their types alone do not tell."""
+    if isinstance(op, nn.RealOp | nn.ImagOp):
+        return True
+    # A convert's shapes are equal, unless its operand became pairs (S x 2 for S).
+    return isinstance(op, nn.ConvertOp) and (
+        cast(TensorType, op.operand.type).get_shape() != cast(TensorType, op.result.type).get_shape()
+    )
+
+
+class _Builder:
+    """Emits real nn ops at an insertion point, in order."""
+
+    def __init__(self, point: InsertPoint):
+        self.point = point
+
+    def emit(self, op: Operation) -> SSAValue:
+        Rewriter.insert_op(op, self.point)
+        return op.results[0]
+
+    @staticmethod
+    def shape(v: SSAValue) -> list[int]:
+        return list(cast(TensorType, v.type).get_shape())
+
+    def part(self, pairs: SSAValue, k: int) -> SSAValue:
+        """The real (k=0) or imaginary (k=1) part as S x 1."""
+        s = self.shape(pairs)
+        return self.emit(nn.SliceOp(pairs, [0] * (len(s) - 1) + [k], s[:-1] + [k + 1], [1] * len(s)))
+
+    def parts(self, pairs: SSAValue) -> tuple[SSAValue, SSAValue]:
+        return self.part(pairs, 0), self.part(pairs, 1)
+
+    def join(self, re: SSAValue, im: SSAValue) -> SSAValue:
+        """S x 1 parts as S x 2 pairs."""
+        return self.emit(nn.ConcatenateOp([re, im], len(self.shape(re)) - 1))
+
+    def squeeze(self, part: SSAValue) -> SSAValue:
+        return self.emit(nn.ReshapeOp(part, self.shape(part)[:-1]))
+
+    def unsqueeze(self, x: SSAValue) -> SSAValue:
+        return self.emit(nn.ReshapeOp(x, [*self.shape(x), 1]))
+
+    def binary(self, cls: type[nn.ElementwiseBinaryOp], a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(cls(a, b))
+
+    def unary(self, cls: type[nn.ElementwiseUnaryOp], a: SSAValue) -> SSAValue:
+        return self.emit(cls(a))
+
+    def full(self, like: SSAValue, value: float) -> SSAValue:
+        return self.emit(nn.FullOp(value, like.type))
+
+    def conj(self, pairs: SSAValue) -> SSAValue:
+        re, im = self.parts(pairs)
+        return self.join(re, self.unary(nn.NegOp, im))
+
+    def cosh_sinh(self, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+        ep, em = self.unary(nn.ExpOp, x), self.unary(nn.ExpOp, self.unary(nn.NegOp, x))
+        half = self.full(x, 0.5)
+        cosh = self.binary(nn.MulOp, self.binary(nn.AddOp, ep, em), half)
+        sinh = self.binary(nn.MulOp, self.binary(nn.SubOp, ep, em), half)
+        return cosh, sinh
+
+
+def _mul(b: _Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    (ar, ai), (br, bi) = b.parts(x), b.parts(y)
+    re = b.binary(nn.SubOp, b.binary(nn.MulOp, ar, br), b.binary(nn.MulOp, ai, bi))
+    im = b.binary(nn.AddOp, b.binary(nn.MulOp, ar, bi), b.binary(nn.MulOp, ai, br))
+    return b.join(re, im)
+
+
+def _div(b: _Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    (ar, ai), (br, bi) = b.parts(x), b.parts(y)
+    d = b.binary(nn.AddOp, b.binary(nn.MulOp, br, br), b.binary(nn.MulOp, bi, bi))
+    re = b.binary(nn.AddOp, b.binary(nn.MulOp, ar, br), b.binary(nn.MulOp, ai, bi))
+    im = b.binary(nn.SubOp, b.binary(nn.MulOp, ai, br), b.binary(nn.MulOp, ar, bi))
+    return b.join(b.binary(nn.DivOp, re, d), b.binary(nn.DivOp, im, d))
+
+
+def _exp(b: _Builder, x: SSAValue) -> SSAValue:
+    ar, ai = b.parts(x)
+    e = b.unary(nn.ExpOp, ar)
+    return b.join(b.binary(nn.MulOp, e, b.unary(nn.CosOp, ai)), b.binary(nn.MulOp, e, b.unary(nn.SinOp, ai)))
+
+
+def _sin(b: _Builder, x: SSAValue) -> SSAValue:
+    ar, ai = b.parts(x)
+    cosh, sinh = b.cosh_sinh(ai)
+    s, c = b.unary(nn.SinOp, ar), b.unary(nn.CosOp, ar)
+    return b.join(b.binary(nn.MulOp, s, cosh), b.binary(nn.MulOp, c, sinh))
+
+
+def _cos(b: _Builder, x: SSAValue) -> SSAValue:
+    ar, ai = b.parts(x)
+    cosh, sinh = b.cosh_sinh(ai)
+    s, c = b.unary(nn.SinOp, ar), b.unary(nn.CosOp, ar)
+    return b.join(b.binary(nn.MulOp, c, cosh), b.unary(nn.NegOp, b.binary(nn.MulOp, s, sinh)))
+
+
+def _matmul(b: _Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    (ar, ai), (br, bi) = (tuple(b.squeeze(p) for p in b.parts(v)) for v in (x, y))
+    mm = lambda p, q: b.emit(nn.MatmulOp(p, q))  # noqa: E731
+    re = b.binary(nn.SubOp, mm(ar, br), mm(ai, bi))
+    im = b.binary(nn.AddOp, mm(ar, bi), mm(ai, br))
+    return b.join(b.unsqueeze(re), b.unsqueeze(im))
+
+
+def _convert(b: _Builder, op: nn.ConvertOp, x: SSAValue) -> SSAValue:
+    target = op.result.type
+    from_complex = _takes_pairs(op) or _is_complex_tensor(op.operand.type)
+    target_element = cast(TensorType, target).get_element_type()
+    if _is_complex_tensor(target):
+        part = cast(ComplexType, target_element).get_element_type()
+        if from_complex:  # complex64 <-> complex128: both parts
+            return b.emit(nn.ConvertOp(x, part))
+        re = x if cast(TensorType, x.type).get_element_type() == part else b.emit(nn.ConvertOp(x, part))
+        re = b.unsqueeze(re)
+        return b.join(re, b.full(re, 0.0))
+    re, im = b.parts(x)
+    if nn.is_bool(target_element):  # either part nonzero
+        ne = lambda p: b.emit(nn.CompareOp("ne", p, b.full(p, 0.0)))  # noqa: E731
+        return b.squeeze(b.binary(nn.OrOp, ne(re), ne(im)))
+    re = b.squeeze(re)
+    return re if re.type == target else b.emit(nn.ConvertOp(re, target_element))
+
+
+def _constant(op: nn.ConstantOp) -> nn.ConstantOp:
+    values = from_attribute(op.value)
+    pairs = np.stack([values.real, values.imag], axis=-1).astype(complex_part_dtype(values.dtype))
+    return nn.ConstantOp(to_attribute(np.ascontiguousarray(pairs)))
+
+
+def _ints(attr: Attribute) -> list[int]:
+    return list(cast(tuple[int, ...], cast(DenseArrayBase, attr).get_values()))
+
+
+def _rebuilt(op: Operation, operands: Sequence[SSAValue]) -> Operation | None:
+    """The data-movement or pair-wise op `op` on pairs (None if it is not one)."""
+    if isinstance(op, nn.AddOp | nn.SubOp):
+        return type(op)(operands[0], operands[1])
+    if isinstance(op, nn.NegOp):
+        return nn.NegOp(operands[0])
+    if isinstance(op, nn.ReduceSumOp):
+        return nn.ReduceSumOp(operands[0], _ints(op.axes), op.keepdims is not None)
+    if isinstance(op, nn.ReshapeOp):
+        return nn.ReshapeOp(operands[0], [*cast(TensorType, op.result.type).get_shape(), 2])
+    if isinstance(op, nn.TransposeOp):
+        perm = _ints(op.perm)
+        return nn.TransposeOp(operands[0], [*perm, len(perm)])
+    if isinstance(op, nn.BroadcastInDimOp):
+        shape = list(cast(TensorType, op.result.type).get_shape())
+        dims = _ints(op.dims)
+        return nn.BroadcastInDimOp(operands[0], [*shape, 2], [*dims, len(shape)])
+    if isinstance(op, nn.SliceOp):
+        start, limit, stride = (_ints(a) for a in (op.start, op.limit, op.stride))
+        return nn.SliceOp(operands[0], [*start, 0], [*limit, 2], [*stride, 1])
+    if isinstance(op, nn.ConcatenateOp):
+        return nn.ConcatenateOp(list(operands), op.dimension.value.data)
+    return None
+
+
+_ARITHMETIC = {nn.MulOp: _mul, nn.DivOp: _div, nn.MatmulOp: _matmul}
+_UNARY = {nn.ExpOp: _exp, nn.SinOp: _sin, nn.CosOp: _cos}
+
+
+def _expand_op(op: Operation) -> SSAValue | None:
+    """The pairs replacing `op`'s single complex (or complex-derived) result, emitted before
+    `op`; None where `op` only needs its types converted."""
+    b = _Builder(InsertPoint.before(op))
+    x = list(op.operands)
+    if isinstance(op, nn.ConstantOp):
+        return b.emit(_constant(op))
+    if type(op) in _ARITHMETIC:
+        return _ARITHMETIC[type(op)](b, x[0], x[1])
+    if type(op) in _UNARY:
+        return _UNARY[type(op)](b, x[0])
+    if isinstance(op, nn.RealOp | nn.ImagOp):
+        return b.squeeze(b.part(x[0], 0 if isinstance(op, nn.RealOp) else 1))
+    if isinstance(op, nn.ComplexOp):
+        return b.join(b.unsqueeze(x[0]), b.unsqueeze(x[1]))
+    if isinstance(op, nn.ConjOp):
+        return b.conj(x[0])
+    if isinstance(op, nn.ConvertOp):
+        return _convert(b, op, x[0])
+    if isinstance(op, nn.SelectOp):
+        shape = b.shape(x[1])
+        pred = b.emit(nn.BroadcastInDimOp(x[0], shape, list(range(len(shape) - 1))))
+        return b.emit(nn.SelectOp(pred, x[1], x[2]))
+    rebuilt = _rebuilt(op, x)
+    if rebuilt is None:
+        raise _unsupported(op)
+    return b.emit(rebuilt)
+
+
+def _unsupported(op: Operation) -> PassError:
+    return PassError("on complex values has no rule in nn-expand-complex (it is not supported yet)", op)
+
+
+# Ops whose complex results only change type: calls, control flow and the derivative
+# requests (whose conjugations are added after).
+_RETYPED = (func.CallOp, ad.GradOp, ad.ValueAndGradOp, ad.VJPOp, ad.JVPOp, ad.CheckpointOp, ad.BatchOp)
+_REFUSED = (ad.CustomVJPOp, ad.CustomJVPOp)
+
+
+def _retype_block_args(block: Block) -> None:
+    for arg in list(block.args):
+        if _is_complex_tensor(arg.type):
+            Rewriter.replace_value_with_new_type(arg, pair_type(arg.type))
+
+
+def _retype_results(op: Operation) -> None:
+    for result in list(op.results):
+        if _is_complex_tensor(result.type):
+            Rewriter.replace_value_with_new_type(result, pair_type(result.type))
+
+
+def _conjugate_after(op: Operation, values: Sequence[SSAValue]) -> None:
+    """Replace every use of each pair value in `values` with its conjugate, emitted after `op`."""
+    after = op.next_op
+    assert after is not None  # a request is never its block's terminator
+    b = _Builder(InsertPoint.before(after))
+    for v in values:
+        uses = list(v.uses)
+        if not uses:
+            continue
+        conj = b.conj(v)
+        for use in uses:
+            use.operation.operands[use.index] = conj
+
+
+def _conjugate_before(op: Operation, indices: Sequence[int]) -> None:
+    b = _Builder(InsertPoint.before(op))
+    for i in indices:
+        op.operands[i] = b.conj(op.operands[i])
+
+
+def _complex_positions(types: Sequence[Attribute]) -> list[int]:
+    return [k for k, t in enumerate(types) if _is_complex_tensor(t)]
+
+
+def _expand_request(op: Operation) -> None:
+    """Retype a derivative request and conjugate its complex cotangents (module doc)."""
+    if isinstance(op, ad.VJPOp):
+        # The operands are pairs already; the results, still complex, tell which were: one
+        # cotangent per callee result, of its type.
+        base = len(op.args)
+        n_out = len(op.res) - len(op.wrt_indices)
+        cot_in = [base + k for k in _complex_positions(op.res.types[:n_out])]
+        cot_out = [n_out + k for k in _complex_positions(op.res.types[n_out:])]
+        _conjugate_before(op, cot_in)
+        _retype_results(op)
+        _conjugate_after(op, [op.res[k] for k in cot_out])
+        return
+    if isinstance(op, ad.GradOp | ad.ValueAndGradOp):
+        first = 1 if isinstance(op, ad.ValueAndGradOp) else 0
+        grads = [first + k for k in _complex_positions(op.result_types[first:])]
+        _retype_results(op)
+        _conjugate_after(op, [op.results[k] for k in grads])
+        return
+    _retype_results(op)
+
+
+def expand_function_body(region_owner: Operation) -> None:
+    """Expand every complex value inside `region_owner`'s regions, in program order."""
+    for region in region_owner.regions:
+        for block in region.blocks:
+            _retype_block_args(block)
+            for op in list(block.ops):
+                _expand(op)
+
+
+def _expand(op: Operation) -> None:
+    if isinstance(op, _REFUSED) and _mentions_complex(op):
+        raise PassError(
+            "with complex values is not supported by nn-expand-complex: a custom rule would see (re, im) "
+            "pairs, not JAX's complex convention",
+            op,
+        )
+    if isinstance(op, ad.DifferentiateOp | ad.CheckpointOp | ad.BatchOp):
+        _expand_request(op)
+        return
+    if op.regions:
+        expand_function_body(op)
+        _retype_results(op)
+        return
+    if not (_mentions_complex(op) or _takes_pairs(op)):
+        return
+    if isinstance(op, _RETYPED):
+        _retype_results(op)
+        return
+    if isinstance(op, func.ReturnOp):
+        return
+    if not isinstance(op, nn.NNOperation) or len(op.results) != 1:
+        raise _unsupported(op)
+    pairs = _expand_op(op)
+    assert pairs is not None
+    pairs.name_hint = op.results[0].name_hint
+    op.results[0].replace_all_uses_with(pairs)
+    Rewriter.erase_op(op)
+
+
+def has_complex(module: ModuleOp) -> bool:
+    """Whether any value or function signature of `module` is complex."""
+    for op in module.walk():
+        if isinstance(op, func.FuncOp):
+            if any(_is_complex_tensor(t) for t in (*op.function_type.inputs.data, *op.function_type.outputs.data)):
+                return True
+        elif _mentions_complex(op):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class ExpandComplexPass(ModulePass):
+    """Complex tensors as trailing (re, im) pairs, JAX's derivative convention at the requests."""
+
+    name = "nn-expand-complex"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not has_complex(op):
+            return
+        for fn in list(op.walk()):
+            if isinstance(fn, func.FuncOp):
+                fn.function_type = cast(FunctionType, pair_type(fn.function_type))
+                expand_function_body(fn)
