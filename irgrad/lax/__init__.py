@@ -9,8 +9,8 @@ lax's signatures (slice, rev, pad with interior padding, dot_general, sort with 
 operands, sort_key_val: irgrad/lax/shaping.py), the scaled Bessel functions bessel_i0e and bessel_i1e,
 erfc and erf_inv, and the two elementwise ops whose lax meaning differs from irgrad's
 numpy-style function (lax.div truncates integers, lax.round rounds halves away from zero:
-irgrad/lax/special.py). lax.reduce (it takes a computation) is not provided, nor the complex
-ops (real, imag, complex, conj: lax.conj of a float array is complex). The semantics and
+irgrad/lax/special.py), and the complex ops real, imag, complex, conj with lax's dtypes
+(irgrad/lax/complex_parts.py). lax.reduce (it takes a computation) is not provided. The semantics and
 derivative contracts of the lax-specific functions are in irgrad/lax/structured.py.
 """
 
@@ -26,6 +26,7 @@ from irgrad.numpy.bitwise import (
 from irgrad.numpy.control_flow import cond, fori_loop, scan, while_loop
 from irgrad.lax.shaping import dot_general, pad, rev, slice, sort, sort_key_val
 from irgrad.lax.special import bessel_i0e, bessel_i1e, div, erf_inv, erfc, round
+from irgrad.lax.complex_parts import complex, conj, imag, real
 from irgrad.lax.structured import (
     associative_scan,
     clamp,
@@ -102,4 +103,5 @@ __all__ = [
     "sub", "switch", "tan", "tanh", "top_k", "transpose", "while_loop",
     "dot_general", "pad", "rev", "slice", "sort", "sort_key_val",
     "bessel_i0e", "bessel_i1e", "div", "erf_inv", "erfc", "round",
+    "complex", "conj", "imag", "real",
 ]  # fmt: skip

@@ -74,10 +74,10 @@ def round(x: Any, rounding_method: Any = AWAY_FROM_ZERO) -> Tracer:  # noqa: A00
 
 @api
 def div(x: Any, y: Any) -> Tracer:
-    """x / y, as lax.div: true division on floats; on integers the quotient truncated toward
-    zero (C's, and XLA's, integer division; numpy's floor_divide floors instead)."""
+    """x / y, as lax.div: true division on floats and complex numbers; on integers the quotient
+    truncated toward zero (C's, and XLA's, integer division; numpy's floor_divide floors instead)."""
     a, b = lift(x), lift(y)
-    if dtypes.is_float(a.dtype) or dtypes.is_float(b.dtype):
+    if dtypes.is_inexact(a.dtype) or dtypes.is_inexact(b.dtype):
         return divide(a, b)
     q = floor_divide(a, b)
     inexact = (q * b != a) & ((a < 0) != (b < 0))  # floor went one below the truncation

@@ -517,7 +517,7 @@ def astype(x: Any, dtype: Any) -> Tracer:
 
 @api
 def _astype(x: Any, dtype: Any) -> Tracer:
-    return lax.convert(lift(x), dtypes.canonical(dtype))
+    return lax.convert(lift(x), dtypes.canonical(dtype), drop_imaginary=True)
 
 
 # ---------------------------------------------------------------------------------------------

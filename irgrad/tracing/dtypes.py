@@ -228,8 +228,9 @@ def complex_as_pairs(x: np.ndarray) -> np.ndarray:
     """A complex array as nn-expand-complex's (re, im) pairs (a trailing axis of 2): a view."""
     if x.dtype.kind != "c":
         return x
-    x = np.ascontiguousarray(x)
-    return x.view(x.real.dtype).reshape((*x.shape, 2))
+    # Through a trailing axis of 1: numpy views a 0-d array only at its own itemsize.
+    column = np.ascontiguousarray(x.reshape((*x.shape, 1)))
+    return column.view(x.real.dtype).reshape((*x.shape, 2))
 
 
 def pairs_as_complex(r: np.ndarray, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:

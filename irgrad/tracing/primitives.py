@@ -15,6 +15,7 @@ from xdsl.ir import Operation, SSAValue
 
 from irgrad.dialects import nn
 from irgrad.tracing import dtypes
+from irgrad.tracing.errors import DTypeError, user_site
 from irgrad.tracing.tracer import FunctionFrame, Tracer, as_tracer, current_frame
 
 
@@ -73,10 +74,18 @@ def select(pred: Tracer, on_true: Tracer, on_false: Tracer) -> Tracer:
     return _emit(nn.SelectOp(_v(pred), _v(on_true), _v(on_false)))
 
 
-def convert(x: Tracer, dtype: Any) -> Tracer:
+def convert(x: Tracer, dtype: Any, drop_imaginary: bool = False) -> Tracer:
+    """`nn.convert` to `dtype`. Complex to real keeps the real part only where the caller says so
+    (`astype`, as numpy's and JAX's): anywhere else it is a function that does not take complex
+    values, and a DTypeError says so instead of dropping the imaginary part."""
     d = dtypes.canonical(dtype)
     if x.dtype == d:
         return x
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(d) and not drop_imaginary:
+        raise DTypeError(
+            f"complex input (dtype {x.dtype}, shape {x.shape}) is not supported here: converting it to {d} "
+            f"would drop its imaginary part (use real() or astype() to do that){user_site()}"
+        )
     return _emit(nn.ConvertOp(_v(x), dtypes.element_type(d)))
 
 

@@ -55,8 +55,8 @@ UNARY: dict[type[Operation], Fn] = {
     nn.SinOp: _transcendental(np.sin),
     nn.CosOp: _transcendental(np.cos),
     nn.ErfOp: _transcendental(numerics.erf),
-    nn.RealOp: lambda z: np.ascontiguousarray(z.real),
-    nn.ImagOp: lambda z: np.ascontiguousarray(z.imag),
+    nn.RealOp: lambda z: np.array(z.real),  # a copy: contiguous, and 0-d stays 0-d
+    nn.ImagOp: lambda z: np.array(z.imag),
     nn.ConjOp: np.conjugate,
 }
 

@@ -381,6 +381,10 @@ class ExpandComplexPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not has_complex(op):
             return
+        # Verified first: an op that takes no complex values would otherwise see (re, im) pairs.
+        for inner in op.walk():
+            if _mentions_complex(inner):
+                inner.verify_()
         for fn in list(op.walk()):
             if isinstance(fn, func.FuncOp):
                 fn.function_type = cast(FunctionType, pair_type(fn.function_type))
