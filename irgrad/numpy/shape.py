@@ -34,13 +34,20 @@ def _resolve_shape(op_name: str, size: int, shape: Sequence[int]) -> tuple[int, 
 
 
 @api
-def reshape(x: Any, shape: int | Sequence[int]) -> Tracer:
+def reshape(x: Any, shape: int | Sequence[int], order: str = "C") -> Tracer:
+    """numpy's reshape. order="F" reads and writes the elements with the first index changing
+    fastest: the reversed-axes view reshaped to the reversed shape, reversed back."""
     t = lift(x)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     new_shape = _resolve_shape("reshape", t.size, shape)
     if new_shape != t.shape and t.size != int(np.prod(new_shape, dtype=np.int64)):
         raise ShapeError(f"reshape: cannot reshape {t.shape} into {new_shape}{user_site()}")
+    if order == "F":
+        reverse = lambda u: lax.transpose(u, list(range(u.ndim))[::-1]) if u.ndim > 1 else u
+        return reverse(lax.reshape(reverse(t), new_shape[::-1]))
+    if order != "C":
+        raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}{user_site()}")
     return lax.reshape(t, new_shape)
 
 
@@ -66,13 +73,26 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> Tracer:
 
 
 @api
-def broadcast_to(x: Any, shape: Sequence[int]) -> Tracer:
+def broadcast_to(x: Any, shape: int | Sequence[int]) -> Tracer:
+    """x broadcast to `shape` (an int for a 1-D shape, as numpy's)."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
     return support.broadcast_to(lift(x), tuple(int(d) for d in shape))
+
+
+def _static_axes(axis: Any) -> Any:
+    """0-d integer numpy arrays among the axes as ints, as numpy and jax.numpy take them
+    (`operator.index`): `expand_dims(x, np.array(0))`, `squeeze(x, (np.array(1),))`."""
+    if isinstance(axis, np.ndarray) and axis.ndim == 0 and axis.dtype.kind in "iu":
+        return int(axis)
+    if isinstance(axis, (tuple, list)):
+        return tuple(_static_axes(a) for a in axis)
+    return axis
 
 
 @api
 def expand_dims(x: Any, axis: int | Sequence[int]) -> Tracer:
     t = lift(x)
+    axis = _static_axes(axis)
     count = 1 if isinstance(axis, (int, np.integer)) else len(axis)
     axes = normalize_axes("expand_dims", axis, t.ndim + count)
     shape = list(t.shape)
@@ -87,7 +107,7 @@ def squeeze(x: Any, axis: int | Sequence[int] | None = None) -> Tracer:
     if axis is None:
         axes = [i for i, d in enumerate(t.shape) if d == 1]
     else:
-        axes = normalize_axes("squeeze", axis, t.ndim)
+        axes = normalize_axes("squeeze", _static_axes(axis), t.ndim)
         for a in axes:
             if t.shape[a] != 1:
                 raise ShapeError(f"squeeze: axis {a} of shape {t.shape} is not 1{user_site()}")
@@ -95,11 +115,17 @@ def squeeze(x: Any, axis: int | Sequence[int] | None = None) -> Tracer:
 
 
 @api
-def concatenate(arrays: Sequence[Any], axis: int = 0) -> Tracer:
+def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype: Any = None) -> Tracer:
+    """numpy's concatenate: axis=None joins the flattened arrays; `dtype` is the result's
+    (the inputs cast to it, as jax.numpy's, numpy's with casting="unsafe")."""
     if len(arrays) == 0:
         raise ShapeError(f"concatenate: needs at least one array{user_site()}")
     d = support.result_dtype(*[a for a in arrays if not support.is_scalar(a)])
     ts = [lift(a, d) for a in arrays]
+    if dtype is not None:
+        ts = [lax.convert(t, dtypes.canonical(dtype)) for t in ts]
+    if axis is None:
+        ts, axis = [lax.reshape(t, (t.size,)) for t in ts], 0
     ndim = ts[0].ndim
     if ndim == 0:
         raise ShapeError(f"concatenate: zero-dimensional arrays cannot be concatenated{user_site()}")
@@ -113,12 +139,13 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Tracer:
 
 
 @api
-def stack(arrays: Sequence[Any], axis: int = 0) -> Tracer:
+def stack(arrays: Sequence[Any], axis: int = 0, dtype: Any = None) -> Tracer:
+    """The arrays joined along a new axis; `dtype` as in concatenate."""
     ts = [lift(a) for a in arrays]
     if not ts:
         raise ShapeError(f"stack: needs at least one array{user_site()}")
     ax = normalize_axes("stack", axis, ts[0].ndim + 1)[0]
-    return concatenate([expand_dims(t, ax) for t in ts], axis=ax)
+    return concatenate([expand_dims(t, ax) for t in ts], axis=ax, dtype=dtype)
 
 
 @api
@@ -250,6 +277,10 @@ def _default_fill(dtype: np.dtype) -> Any:
 
 
 @api
-def take_along_axis(x: Any, indices: Any, axis: int) -> Tracer:
-    """numpy's take_along_axis, built as one gather on the flattened array."""
+def take_along_axis(x: Any, indices: Any, axis: int | None) -> Tracer:
+    """numpy's take_along_axis, built as one gather on the flattened array; axis=None takes
+    1-D indices into the flattened array (numpy's)."""
+    if axis is None:
+        t = lift(x)
+        return gathers.take_along_axis(lax.reshape(t, (t.size,)), indices, 0)
     return gathers.take_along_axis(x, indices, axis)
