@@ -56,24 +56,25 @@ def angle(z: Any, deg: bool = False) -> Tracer:
     return a * (180.0 / np.pi) if deg else a
 
 
+def _imaginary_vs_zero(x: Any, direction: str) -> Tracer:
+    """imag(x) <direction> 0 (eq or ne); a real array's imaginary part is 0."""
+    t = lift(x)
+    if not dtypes.is_complex(t.dtype):
+        return full(t.shape, direction == "eq", dtypes.bool_)
+    im = imag(t)
+    return lax.compare(direction, im, full(im.shape, 0.0, im.dtype))
+
+
 @api
 def iscomplex(x: Any) -> Tracer:
     """True where the imaginary part is nonzero (false everywhere for a real array)."""
-    t = lift(x)
-    if not dtypes.is_complex(t.dtype):
-        return full(t.shape, False, dtypes.bool_)
-    im = imag(t)
-    return lax.compare("ne", im, full(im.shape, 0.0, im.dtype))
+    return _imaginary_vs_zero(x, "ne")
 
 
 @api
 def isreal(x: Any) -> Tracer:
     """True where the imaginary part is zero (true everywhere for a real array)."""
-    t = lift(x)
-    if not dtypes.is_complex(t.dtype):
-        return full(t.shape, True, dtypes.bool_)
-    im = imag(t)
-    return lax.compare("eq", im, full(im.shape, 0.0, im.dtype))
+    return _imaginary_vs_zero(x, "eq")
 
 
 def iscomplexobj(x: Any) -> bool:

@@ -31,6 +31,11 @@ def complex_type(t: TensorType) -> TensorType:
     return tensor(t.get_shape(), ComplexType(t.get_element_type()))
 
 
+def _check_complex(op: NNOperation, t: TensorType) -> None:
+    if not is_complex(t.get_element_type()):
+        raise op.error(f"operand must have a complex element type, got {t}")
+
+
 class ComplexPartOp(NNOperation):
     """`%re = nn.real %z : tensor<...xcomplex<f32>> -> tensor<...xf32>`: one part of a complex tensor."""
 
@@ -43,9 +48,7 @@ class ComplexPartOp(NNOperation):
         super().__init__(operands=[operand], result_types=[part_type(cast(TensorType, _type_of(operand)))])
 
     def verify_semantics(self) -> None:
-        t = cast(TensorType, self.operand.type)
-        if not is_complex(t.get_element_type()):
-            raise self.error(f"operand must have a complex element type, got {t}")
+        _check_complex(self, cast(TensorType, self.operand.type))
 
     def expected_result_type(self) -> Attribute:
         return part_type(cast(TensorType, self.operand.type))
@@ -108,9 +111,7 @@ class ConjOp(NNOperation):
         super().__init__(operands=[operand], result_types=[_type_of(operand)])
 
     def verify_semantics(self) -> None:
-        t = cast(TensorType, self.operand.type)
-        if not is_complex(t.get_element_type()):
-            raise self.error(f"operand must have a complex element type, got {t}")
+        _check_complex(self, cast(TensorType, self.operand.type))
 
 
 EXPANDED_OPS = (RealOp, ImagOp, ComplexOp, ConjOp)

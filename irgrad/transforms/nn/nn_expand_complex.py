@@ -258,9 +258,6 @@ def _unsupported(op: Operation) -> PassError:
     return PassError("on complex values has no rule in nn-expand-complex (it is not supported yet)", op)
 
 
-# Ops whose complex results only change type: calls, control flow and the derivative
-# requests (whose conjugations are added after).
-_RETYPED = (func.CallOp, ad.GradOp, ad.ValueAndGradOp, ad.VJPOp, ad.JVPOp, ad.CheckpointOp, ad.BatchOp)
 _REFUSED = (ad.CustomVJPOp, ad.CustomJVPOp)
 
 
@@ -347,7 +344,7 @@ def _expand(op: Operation) -> None:
         return
     if not (_mentions_complex(op) or _takes_pairs(op)):
         return
-    if isinstance(op, _RETYPED):
+    if isinstance(op, func.CallOp):  # its callee's signature is converted too
         _retype_results(op)
         return
     if isinstance(op, func.ReturnOp):
