@@ -369,11 +369,12 @@ def tile(A: Any, reps: int | Sequence[int]) -> Tracer:  # noqa: N803
 def repeat(a: Any, repeats: int | Sequence[int], axis: int | None = None) -> Tracer:
     """Each element repeated (along `axis`; of the flattened array for None). An int repeats
     every element as often (a broadcast and a reshape); a sequence gives each its own count
-    (a gather with a constant index)."""
+    (a gather with a constant index). A 0-d array is read as 1-D, as numpy and JAX do, so
+    axis 0 (or -1) repeats it too."""
     t = lift(a)
-    if axis is None:
+    if axis is None or t.ndim == 0:
         t = lax.reshape(t, (t.size,))
-        axis = 0
+        axis = 0 if axis is None else axis
     ax = _one_axis("repeat", axis, t.ndim)
     n = t.shape[ax]
     if isinstance(repeats, (int, np.integer)) and not isinstance(repeats, bool):
@@ -414,16 +415,26 @@ def flip(m: Any, axis: int | Sequence[int] | None = None) -> Tracer:
     return lax.slice(t, start, limit, stride)
 
 
+def _flat_shift(shift: Any) -> int:
+    """roll's shift for axis=None: an int, or the sum of a 1-D sequence of ints (numpy's and
+    JAX's reading: the flattened array rolled by each shift in turn)."""
+    shifts = np.asarray(shift)
+    if shifts.ndim > 1:
+        raise ValueError(f"roll: shift must be an int or a 1-D sequence, got shape {shifts.shape}{user_site()}")
+    if shifts.size and (shifts.dtype.kind not in "iu"):
+        raise TypeError(f"roll: shift must be an int or a sequence of ints, got {shift!r}{user_site()}")
+    return int(shifts.sum())
+
+
 @api
 def roll(a: Any, shift: int | Sequence[int], axis: int | Sequence[int] | None = None) -> Tracer:
     """Elements shifted by `shift` positions along `axis`, wrapping around (of the flattened
-    array for None); shift and axis may be sequences (broadcast against each other), shifts
-    along a repeated axis add up. Two slices and a concatenate per axis."""
+    array for None, by the sum of the shifts when `shift` is a sequence, as numpy and JAX);
+    shift and axis may be sequences (broadcast against each other), shifts along a repeated
+    axis add up. Two slices and a concatenate per axis."""
     t = lift(a)
     if axis is None:
-        if not isinstance(shift, (int, np.integer)):
-            raise ValueError(f"roll: shift must be an int when axis is None, got {shift!r}{user_site()}")
-        return lax.reshape(roll(lax.reshape(t, (t.size,)), int(shift), 0), t.shape)
+        return lax.reshape(roll(lax.reshape(t, (t.size,)), _flat_shift(shift), 0), t.shape)
     shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
     if shifts.ndim > 1:
         raise ValueError(f"roll: shift and axis must be ints or 1-D sequences{user_site()}")

@@ -243,18 +243,22 @@ def _axis_slice(t: Tracer, axis: int, start: int, stop: int) -> Tracer:
 
 @api
 def take(x: Any, indices: Any, axis: int | None = None, mode: str | None = None, fill_value: Any = None) -> Tracer:
-    """numpy's take: negative indices count from the end. Out-of-range indices, by `mode`:
-    "clip" (the default, and irgrad's choice: the nearest end; numpy raises, and JAX's default
-    is "fill"), "fill" (JAX's: `fill_value`, default NaN for floats, the lowest integer, True
-    for bool; indices in [-n, n) are in range) or "wrap" (modulo n)."""
+    """numpy's take. By `mode`: None (the default, irgrad's choice): negative indices count
+    from the end and indices still out of range are clamped to the nearest end (numpy raises,
+    and JAX's default is "fill"); "clip" (numpy's and JAX's): every index clipped to
+    [0, n - 1], so a negative one takes element 0, it does not count from the end; "fill"
+    (JAX's: `fill_value`, default NaN for floats, the lowest integer, True for bool; indices in
+    [-n, n) are in range, negative ones counting from the end) or "wrap" (modulo n)."""
     t = lift(x)
     if axis is None:
         t = lax.reshape(t, (t.size,))
         axis = 0
     ax = normalize_axes("take", axis, t.ndim)[0]
     idx = gathers.index_array("take", indices)
-    if mode in (None, "clip"):
-        return lax.gather(t, idx, ax)
+    if mode is None:
+        return lax.gather(t, idx, ax)  # nn.gather: negatives from the end, then clamped
+    if mode == "clip":
+        return lax.gather(t, np_api.maximum(idx, 0), ax)  # nn.gather clamps the top end
     n = t.shape[ax]
     if mode == "wrap":
         return lax.gather(t, idx % n if n else idx, ax)

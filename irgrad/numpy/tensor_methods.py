@@ -16,6 +16,7 @@ def _swap(fn):
 
 
 def install() -> None:
+    from irgrad.numpy import array_api_names
     from irgrad.numpy import bitwise as bitwise_api
     from irgrad.numpy import complex_numbers as complex_api
     from irgrad.numpy import indexed_update
@@ -61,6 +62,9 @@ def install() -> None:
     T.__ne__ = lambda s, o: np_api.not_equal(s, o)  # type: ignore[assignment]
     T.__getitem__ = lambda s, idx: indexing.getitem(s, idx)
     T.T = property(lambda s: shape_api.transpose(s))
+    # numpy 2's and JAX's `x.mT`: the last two axes swapped; a ShapeError (a ValueError, as
+    # JAX's) below two dimensions.
+    T.mT = property(lambda s: array_api_names.matrix_transpose(s))
     T.at = property(lambda s: indexed_update.IndexUpdateHelper(s))
     T.sum = lambda s, axis=None, keepdims=False, dtype=None: np_api.sum(s, axis, keepdims, dtype)
     T.mean = lambda s, axis=None, keepdims=False: np_api.mean(s, axis, keepdims)

@@ -292,11 +292,12 @@ def test_max_pool2d_of_negative_inputs_ignores_padding():
 
 @pytest.mark.parametrize("backend", ["interp", "cpu"])
 def test_take_modes_clip_fill_and_wrap(backend, monkeypatch):
-    """clip (irgrad's default), fill (JAX's default: NaN, the lowest int, True) and wrap."""
+    """None (irgrad's default: negatives from the end, then clamped), clip (numpy's and JAX's:
+    negatives to 0), fill (JAX's default: NaN, the lowest int, True) and wrap."""
     monkeypatch.setenv("IRGRAD_CACHE_DIR", "off")
     x, idx = np.arange(5.0), np.array([7, -1, -6, 2, -5])
-    for mode, want in [("clip", [4.0, 4.0, 0.0, 2.0, 0.0]), ("fill", [np.nan, 4.0, np.nan, 2.0, 0.0]),
-                       ("wrap", [2.0, 4.0, 4.0, 2.0, 0.0])]:
+    for mode, want in [(None, [4.0, 4.0, 0.0, 2.0, 0.0]), ("clip", [4.0, 0.0, 0.0, 2.0, 0.0]),
+                       ("fill", [np.nan, 4.0, np.nan, 2.0, 0.0]), ("wrap", [2.0, 4.0, 4.0, 2.0, 0.0])]:
         got = ig.jit(lambda a, i, mode=mode: ig.take(a, i, mode=mode), backend=backend)(x, idx)
         np.testing.assert_array_equal(np.asarray(got), want)
     ints = ig.take(np.arange(6, dtype=np.int32).reshape(2, 3), np.array([[0, 5]]), axis=1, mode="fill")

@@ -227,9 +227,9 @@ def _permute_dims(m, x, axes):  # the installed jax.numpy's permute_dims takes n
     return (m.permute_dims if m is ig else m.transpose)(x, axes=axes)
 
 
-@jax_test("testMatrixTranspose", [dict(args=[(s, d)]) for s in array_shapes if len(s) >= 2 for d in default_dtypes], 6)
-def _matrix_transpose(m, x):  # use_property=True (x.mT) is in KNOWN_DIFFERENCES
-    return m.matrix_transpose(x)
+@jax_test("testMatrixTranspose", [dict(args=[(s, d)], use_property=u) for s in array_shapes if len(s) >= 2 for d in default_dtypes for u in [False, True]], 6)
+def _matrix_transpose(m, x, use_property):  # x.mT: eagerly numpy's, under ig.jit the Tracer's
+    return m.asarray(x).mT if use_property else m.matrix_transpose(x)
 
 
 def _along(base_shape, axis, sizes):
@@ -475,44 +475,41 @@ def _atleast_nd(m, x, op):  # JAX's grid also has complex
     return getattr(m, op)(x)
 
 
-METHOD_TESTS = {"testTransposeTuple", "testReshapeMethod", "testRavel"}  # eagerly numpy's methods
+METHOD_TESTS = {"testTransposeTuple", "testReshapeMethod", "testRavel", "testMatrixTranspose"}  # eagerly numpy's methods
 
 
 def _jitted(name: str, case: dict) -> bool:
     """Every case's ig.jit run costs a compile: the first half of each test's sample runs under
-    ig.jit too (all of a method test's), which keeps the file to about a minute on 2 cores."""
+    ig.jit too (all of a method test's, and the FIXED cases from outside the sample), which
+    keeps the file to about a minute on 2 cores."""
     cases = TESTS[name][1]
-    position = next(i for i, c in enumerate(cases) if c is case)
+    position = next((i for i, c in enumerate(cases) if c is case), 0)
     return name in METHOD_TESTS or position < (len(cases) + 1) // 2
 
-# JAX test -> the jax.numpy function irgrad does not have.
-MISSING = {
-    "testUnstack": "unstack", "testDeleteInteger": "delete", "testDeleteSlice": "delete", "testDeleteIndexArray": "delete",
-    "testDeleteUniqueIndices": "delete", "testDeleteMaskArray": "delete", "testInsertInteger": "insert",
-    "testInsertSlice": "insert", "testInsertExamples": "insert", "testResize": "resize", "testDiagFlat": "diagflat",
-    "testBlock": "block",
-}  # fmt: skip
+# JAX test -> the jax.numpy function irgrad does not have. (unstack, delete, insert, resize,
+# diagflat and block are there now: tests/unit/numpy/test_array_edits.py checks them against
+# numpy and jax.numpy.)
+MISSING: dict[str, str] = {}
 
 # case id (from JAX's grid, sampled or not) -> why irgrad differs
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "testRepeat-args=[(numpyscalar,float32)]-axis=0-repeats=2": "repeat of a 0-d array along axis 0 raises IndexError; numpy and JAX take it as 1-D (irgrad/numpy/arrays.py repeat)",
-    "testRepeat-args=[((),int32)]-axis=0-repeats=1": "the same, for a 0-d ndarray",
-    "testRoll-args=[((3,4),float32)]-shifts=(4,2,5,5,2,4)-axis=None": "roll with a tuple of shifts and axis=None raises; numpy and JAX roll the flattened array by their sum (irgrad/numpy/arrays.py roll)",
-    **dict.fromkeys([
-        "testTake-args=[((3,4,5),int32),(numpyscalar,int64,int:-5,5)]-axis=-1-mode=clip",
-        "testTake-args=[((3,4,5),bfloat16),((2,1,3),int64,int:-5,5)]-axis=0-mode=clip",
-        "testTake-args=[((3,4),int32),((3),int32,int:-5,5)]-axis=None-mode=clip",
-    ], "take(mode='clip') counts negative indices from the end, then clips (irgrad's choice, shape.py take, asserted by "
-       "test_frontend_shape.py::test_take_modes_clip_fill_and_wrap); numpy's and JAX's 'clip' takes them to 0"),
-}  # fmt: skip
+KNOWN_DIFFERENCES: dict[str, str] = {}
+
+# grid cases outside the sample that once differed (issue 24 fixed them), run always
+FIXED = {
+    "testRepeat-args=[(numpyscalar,float32)]-axis=0-repeats=2",  # repeat of a 0-d array along axis 0
+    "testRepeat-args=[((),int32)]-axis=0-repeats=1",
+    "testRoll-args=[((3,4),float32)]-shifts=(4,2,5,5,2,4)-axis=None",  # a tuple of shifts, axis=None
+    "testTake-args=[((3,4,5),int32),(numpyscalar,int64,int:-5,5)]-axis=-1-mode=clip",  # clip: negatives to 0
+    "testTake-args=[((3,4,5),bfloat16),((2,1,3),int64,int:-5,5)]-axis=0-mode=clip",
+    "testTake-args=[((3,4),int32),((3),int32,int:-5,5)]-axis=None-mode=clip",
+}
 
 CASES = [(name, case) for name, (_, cases, _) in TESTS.items() for case in cases]
-CASES += [(n, c) for n, grid in GRIDS.items() for c in grid if _case_id(n, c) in KNOWN_DIFFERENCES and all(c is not d for _, d in CASES)]
+CASES += [(n, c) for n, grid in GRIDS.items() for c in grid if _case_id(n, c) in KNOWN_DIFFERENCES.keys() | FIXED and all(c is not d for _, d in CASES)]
 
 _x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
 # what JAX's tests call that irgrad does not take -> (the call, the error it raises, why)
 KEYWORD_DIFFERENCES = {
-    "testMatrixTranspose use_property=True": (lambda: ig.jit(lambda x: x.mT)(_x), AttributeError, "Tracer has no .mT (irgrad/tracing/tracer.py); ig.matrix_transpose is there"),
     "testRepeat fixed_size=True": (lambda: ig.repeat(_x, 2, axis=0, total_repeat_length=4), TypeError, "repeat has no total_repeat_length= (arrays.py): repeats are static"),
     "testNonScalarRepeats fixed_size=True": (lambda: ig.jit(lambda x, r: ig.repeat(x, r, axis=0, total_repeat_length=5))(_x, np.array([2, 3])), TypeError, "the same, with traced repeats"),
     "testTakeAlongAxis mode='one_hot'": (lambda: ig.take_along_axis(_x, np.zeros((2, 3, 1), np.int32), axis=2, mode="one_hot"), TypeError, "take_along_axis has no mode= (shape.py)"),
