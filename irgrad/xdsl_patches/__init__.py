@@ -44,6 +44,7 @@ def apply_all() -> None:
         isa_constraint_cache,
         missing_verifiers,
         literal_limits,
+        op_init_fast_path,
         string_literal_backtracking,
         upstream_gpu_syntax,
         upstream_op_syntax,
@@ -52,6 +53,6 @@ def apply_all() -> None:
     for patch in (
         dense_hex_floats, dense_bool_hex, block_split_before, dense_array_values, isa_constraint_cache, missing_verifiers,
         implicit_builder_threads, string_literal_backtracking, literal_limits, upstream_op_syntax,
-        upstream_gpu_syntax,
+        upstream_gpu_syntax, op_init_fast_path,
     ):
         patch.apply()
