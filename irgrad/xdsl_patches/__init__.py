@@ -46,6 +46,8 @@ def apply_all() -> None:
         literal_limits,
         op_init_fast_path,
         string_literal_backtracking,
+        trait_lookup_cache,
+        unknown_location,
         upstream_gpu_syntax,
         upstream_op_syntax,
     )
@@ -53,6 +55,6 @@ def apply_all() -> None:
     for patch in (
         dense_hex_floats, dense_bool_hex, block_split_before, dense_array_values, isa_constraint_cache, missing_verifiers,
         implicit_builder_threads, string_literal_backtracking, literal_limits, upstream_op_syntax,
-        upstream_gpu_syntax, op_init_fast_path,
+        upstream_gpu_syntax, op_init_fast_path, trait_lookup_cache, unknown_location,
     ):
         patch.apply()
