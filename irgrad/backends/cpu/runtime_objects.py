@@ -71,17 +71,27 @@ def runtime_engine(
     """An engine holding `ir` compiled for this process (see `object_code` for the options),
     from the disk cache where it is there; the caller keeps the engine alive (its code lives
     as long as the engine)."""
-    settings = f"runtime;opt={opt};passes={passes};vectorize={vectorize}"
-    key = cache.cache_key(ir, settings, _target_key(host_cpu))
-    data = cache.load(key, SUFFIX)
+    key = _cache_key(ir, opt, host_cpu, passes, vectorize)
+    data = None if key is None else cache.load(key, SUFFIX)
     if data is not None:
         try:
             return _load(data, opt, host_cpu)
         except (CompileError, RuntimeError):
             pass  # a corrupt or foreign entry: compiled again and overwritten below
     data = object_code(ir, opt=opt, host_cpu=host_cpu, passes=passes, vectorize=vectorize)
-    cache.store(key, data, SUFFIX)
+    if key is not None:
+        cache.store(key, data, SUFFIX)
     return _load(data, opt, host_cpu)
+
+
+def _cache_key(ir: str, opt: int, host_cpu: bool, passes: bool, vectorize: bool) -> str | None:
+    """The runtime's disk-cache key; None when the cache is off (IRGRAD_CACHE_DIR=off): the key
+    covers a hash of irgrad's sources, which with no cache folder to remember it in means
+    reading all of them, for an entry nothing would store."""
+    if cache.cache_dir() is None:
+        return None
+    settings = f"runtime;opt={opt};passes={passes};vectorize={vectorize}"
+    return cache.cache_key(ir, settings, _target_key(host_cpu))
 
 
 def define_symbols(engine: llvm.ExecutionEngine, entry_points: Sequence[str]) -> None:
