@@ -20,7 +20,7 @@ from typing import Any
 from irgrad.dialects import nn
 from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy import basic as np_api
-from irgrad.numpy.support import api, lift, operands, result_dtype
+from irgrad.numpy.support import api, lift, operands, require_float, result_dtype
 from irgrad.numpy.elementwise_support import _const, _float
 from irgrad.numpy.float_parts import _signbit
 from irgrad.numpy.numerics import isnan
@@ -32,8 +32,8 @@ __all__ = ["cbrt", "divmod", "fabs", "fmax", "fmin", "fmod", "heaviside", "posit
 
 @api
 def reciprocal(x: Any) -> Tracer:
-    """1 / x (integers become float32 first, as jnp.reciprocal)."""
-    t = _float("reciprocal", x)
+    """1 / x (integers become float32 first, as jnp.reciprocal; complex values divide as nn.div)."""
+    t = require_float("reciprocal", lift(x), complex_ok=True)
     return 1.0 / t
 
 

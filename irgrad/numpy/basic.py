@@ -29,7 +29,7 @@ from irgrad.numpy.support import (
 )
 from irgrad.tracing.tracer import Tracer, full as _full
 from irgrad.tracing.errors import DTypeError, ShapeError, user_site
-from irgrad.numpy import reduction_keywords as keywords
+from irgrad.numpy import complex_functions, reduction_keywords as keywords
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise binary
@@ -112,7 +112,11 @@ def floor(x: Any) -> Tracer:
 @api
 def power(x: Any, y: Any) -> Tracer:
     """x ** y. A small Python-int exponent becomes multiplications (JAX's integer_pow): exact,
-    fast, and differentiable at x = 0, where pow's derivative would involve log(0)."""
+    fast, and differentiable at x = 0, where pow's derivative would involve log(0); on a complex
+    x any Python int does (repeated squaring, as JAX's). Other complex powers are the principal
+    exp(y log x) of nn.pow."""
+    if isinstance(y, int) and not isinstance(y, bool) and dtypes.is_complex(lift(x).dtype):
+        return complex_functions.integer_power(lift(x), y)
     if isinstance(y, int) and not isinstance(y, bool) and -4 <= y <= 4:
         t = lift(x)
         if y == 0:
@@ -124,7 +128,8 @@ def power(x: Any, y: Any) -> Tracer:
             result = divide(1, result)
         return result
     d = result_dtype(x, y)
-    if dtypes.is_float(d):
+    if dtypes.is_float(d) or dtypes.is_complex(d):
+        # complex: nn.pow's principal exp(y log x) (docs/dialects/nn.md, "Complex numbers")
         (a, b), _ = operands("power", x, y)
         return lax.binary(nn.PowOp, a, b)
     # Integer powers are computed exactly in float64 (exact below 2**53) and converted back.
@@ -256,7 +261,9 @@ def square(x: Any) -> Tracer:
 def expm1(x: Any) -> Tracer:
     """exp(x) - 1, accurate near 0: 2t / (1 - t) with t = tanh(x/2) for |x| < 1, exp(x) - 1 beyond
     (where the subtraction loses nothing). The untaken branch sees a clamped argument."""
-    t = require_float("expm1", lift(x))
+    t = require_float("expm1", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        return complex_functions.expm1(t, expm1)
     small = abs(t) < 1.0
     half = tanh(minimum(maximum(t, -1.0), 1.0) * 0.5)
     near_zero = 2.0 * half / (1.0 - half)
@@ -267,7 +274,9 @@ def expm1(x: Any) -> Tracer:
 def log1p(x: Any) -> Tracer:
     """log(1 + x), accurate near 0 (Goldberg's trick: log(u) * x / (u - 1) with u = 1 + x,
     which cancels the rounding error of u; where u rounds to 1, log1p(x) = x to working precision)."""
-    t = require_float("log1p", lift(x))
+    t = require_float("log1p", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        return complex_functions.log1p(t, log1p)
     u = lax.binary(nn.AddOp, t, _full(t.shape, 1.0, t.dtype))
     um1 = lax.binary(nn.SubOp, u, _full(t.shape, 1.0, t.dtype))
     is_one = lax.compare("eq", um1, _full(t.shape, 0.0, t.dtype))
@@ -404,6 +413,8 @@ def _extreme(op_name: str, op_class: type[nn.ReduceOp], x: Any, axis: Any, keepd
              initial: Any, where: Any) -> Tracer:  # fmt: skip
     _no_out(op_name, out)
     t = lift(x)
+    if dtypes.is_complex(t.dtype):  # nn.reduce_max/min take no complex values (yet)
+        raise DTypeError(f"{op_name}: complex input (dtype {t.dtype}, shape {t.shape}) is not supported{user_site()}")
     mask = keywords.selection(op_name, t, where)
     keywords.check_initial(op_name, initial)
     keywords.require_initial(op_name, where, initial)

@@ -17,7 +17,7 @@ from typing import Any
 from irgrad.dialects import nn
 from irgrad.tracing import dtypes, primitives as lax
 from irgrad.numpy import basic as np_api
-from irgrad.numpy.support import api, operands, result_dtype
+from irgrad.numpy.support import api, lift, operands, require_float, result_dtype
 from irgrad.numpy.elementwise_support import _const, _float, _float_operands, _stop
 from irgrad.numpy.rounding import _round_half_even
 from irgrad.tracing.tracer import Tracer
@@ -27,8 +27,11 @@ __all__ = ["exp2", "float_power", "log10", "log2", "logaddexp", "logaddexp2"]
 
 @api
 def exp2(x: Any) -> Tracer:
-    """2**x, as `nn.pow(2, x)` (libm's pow: exact at integers, within an ulp elsewhere)."""
-    t = _float("exp2", x)
+    """2**x, as `nn.pow(2, x)` (libm's pow: exact at integers, within an ulp elsewhere);
+    complex: exp(x log 2)."""
+    t = require_float("exp2", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):  # exp(z log 2), as lax.exp2
+        return np_api.exp(t * math.log(2.0))
     return lax.binary(nn.PowOp, _const(t, 2.0), t)
 
 
@@ -36,7 +39,9 @@ def _log_base(name: str, x: Any, base: float) -> Tracer:
     """log(x) / log(base), made exact where x is an integer power of the base (numpy gives
     log2(8) == 3 exactly): the nearest integer k is taken where base**k == x, as a correction
     k - r that carries no gradient, so the derivative is still 1 / (x log(base))."""
-    t = _float(name, x)
+    t = require_float(name, lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):  # the principal log over log(base), as jnp's
+        return np_api.log(t) * (1.0 / math.log(base))
     r = np_api.log(t) * (1.0 / math.log(base))
     k = _stop(_round_half_even(r))
     finite = np_api.abs(r) < float("inf")

@@ -16,8 +16,10 @@ import numpy as np
 
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.basic import expm1
-from irgrad.numpy.support import api
+from irgrad.numpy.complex_functions import complex_parts, from_parts
+from irgrad.numpy.support import api, lift, require_float
 from irgrad.numpy.elementwise_support import _float, dtypes_finfo
+from irgrad.tracing import dtypes
 from irgrad.tracing.tracer import Tracer
 
 __all__ = ["arccosh", "arcsinh", "arctanh", "cosh", "sinh"]
@@ -31,8 +33,12 @@ _HYPERBOLIC_FAR = 20.0
 def sinh(x: Any) -> Tracer:
     """(expm1(x) - expm1(-x)) / 2 for |x| < 20 (no cancellation near 0: the two terms have
     opposite signs); beyond, e**(|x|/2) * (e**(|x|/2) / 2) with x's sign, which stays finite up
-    to numpy's overflow point (710.47 in float64), past exp's."""
-    t = _float("sinh", x)
+    to numpy's overflow point (710.47 in float64), past exp's. Complex: (sinh x cos y, cosh x sin y)
+    from the real functions, so a small part keeps its digits."""
+    t = require_float("sinh", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        re, im = complex_parts(t)
+        return from_parts(sinh(re) * np_api.cos(im), cosh(re) * np_api.sin(im))
     near = np_api.abs(t) < _HYPERBOLIC_FAR
     tn = np_api.where(near, t, 0.0)
     close = (expm1(tn) - expm1(-tn)) * 0.5
@@ -46,8 +52,12 @@ def cosh(x: Any) -> Tracer:
     """1 + m**2 / (2 (1 + m)) with m = expm1(|x|) for |x| < 20 (that is (e**x + e**-x) / 2,
     with cosh(x) - 1 computed without cancellation); beyond, e**(|x|/2) * (e**(|x|/2) / 2).
     |x| is a select taking x itself at 0, where the formula is cosh(x) exactly, so the
-    second derivative there is 1 (an abs would give sign(0)**2 = 0)."""
-    t = _float("cosh", x)
+    second derivative there is 1 (an abs would give sign(0)**2 = 0). Complex: (cosh x cos y,
+    sinh x sin y) from the real functions."""
+    t = require_float("cosh", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        re, im = complex_parts(t)
+        return from_parts(cosh(re) * np_api.cos(im), sinh(re) * np_api.sin(im))
     a = np_api.where(t >= 0, t, -t)
     near = a < _HYPERBOLIC_FAR
     m = expm1(np_api.where(near, a, 0.0))

@@ -16,7 +16,8 @@ from typing import Any
 
 from irgrad.tracing import dtypes
 from irgrad.numpy import basic as np_api
-from irgrad.numpy.support import api, operands, result_dtype
+from irgrad.numpy.complex_functions import complex_parts, from_parts
+from irgrad.numpy.support import api, lift, operands, require_float, result_dtype
 from irgrad.numpy.elementwise_support import _const, _float, _stop
 from irgrad.numpy.float_parts import _signbit
 from irgrad.numpy.rounding import _round_half_even, _trunc
@@ -39,8 +40,13 @@ __all__ = [
 
 @api
 def tan(x: Any) -> Tracer:
-    """sin(x) / cos(x) (each within an ulp, so the quotient is within a few, poles included)."""
-    t = _float("tan", x)
+    """sin(x) / cos(x) (each within an ulp, so the quotient is within a few, poles included).
+    Complex: tan(z) = -i tanh(iz), nn.tanh's stable form (no overflow for a large imaginary part)."""
+    t = require_float("tan", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        re, im = complex_parts(t)
+        w_re, w_im = complex_parts(np_api.tanh(from_parts(-im, re)))
+        return from_parts(w_im, -w_re)
     return np_api.sin(t) / np_api.cos(t)
 
 

@@ -38,7 +38,19 @@ def _relu(x: Any) -> Any:
 
 def _sign(x: Any) -> Any:
     # np.sign keeps NaN; bf16 goes through f32 (exact: the result is -1, 0, 1 or NaN).
+    if np.iscomplexobj(x):
+        return _complex_sign(x)
     return numerics.via_compute_dtype(np.sign, x)
+
+
+def _complex_sign(z: Any) -> Any:
+    """z / |z| part by part, 0 at 0: jnp.sign's (and nn-expand-complex's) values, NaN where |z| is
+    inf (numpy 2's np.sign gives the direction there)."""
+    m = np.abs(z)
+    safe = np.where(m == 0, np.ones_like(m), m)
+    out = np.empty(np.shape(z), z.dtype)
+    out.real, out.imag = z.real / safe, z.imag / safe
+    return out
 
 
 UNARY: dict[type[Operation], Fn] = {

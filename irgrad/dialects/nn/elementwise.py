@@ -72,9 +72,11 @@ class AbsOp(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class SignOp(ElementwiseUnaryOp):
-    """Elementwise sign: -1, 0 or 1 (NaN stays NaN).  `%y = nn.sign %x : tensor<4xf32>`"""
+    """Elementwise sign: -1, 0 or 1 (NaN stays NaN); of a complex z, z / |z| (0 at 0, numpy 2's).
+    Its derivative is zero.  `%y = nn.sign %x : tensor<4xf32>`"""
 
     name = "nn.sign"
+    COMPLEX: ClassVar[bool] = True
     ACCEPTS: ClassVar[str] = "numeric"
 
 
@@ -88,9 +90,11 @@ class ExpOp(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class LogOp(ElementwiseUnaryOp):
-    """Elementwise natural logarithm.  `%y = nn.log %x : tensor<4xf32>`"""
+    """Elementwise natural logarithm (on complex values the principal branch, cut on the negative
+    real axis).  `%y = nn.log %x : tensor<4xf32>`"""
 
     name = "nn.log"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -98,6 +102,7 @@ class TanhOp(ElementwiseUnaryOp):
     """Elementwise hyperbolic tangent.  `%y = nn.tanh %x : tensor<4xf32>`"""
 
     name = "nn.tanh"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -117,9 +122,11 @@ class ReluOp(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class SqrtOp(ElementwiseUnaryOp):
-    """Elementwise square root.  `%y = nn.sqrt %x : tensor<4xf32>`"""
+    """Elementwise square root (on complex values the principal one, Re >= 0).
+    `%y = nn.sqrt %x : tensor<4xf32>`"""
 
     name = "nn.sqrt"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -127,6 +134,7 @@ class RsqrtOp(ElementwiseUnaryOp):
     """Elementwise 1 / sqrt(x).  `%y = nn.rsqrt %x : tensor<4xf32>`"""
 
     name = "nn.rsqrt"
+    COMPLEX: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -218,9 +226,11 @@ class DivOp(ElementwiseBinaryOp):
 
 @irdl_op_definition
 class PowOp(ElementwiseBinaryOp):
-    """Elementwise x ** y on floats (IEEE pow).  `%z = nn.pow %x, %y : tensor<4xf32>`"""
+    """Elementwise x ** y on floats (IEEE pow); on complex values the principal exp(y log x).
+    `%z = nn.pow %x, %y : tensor<4xf32>`"""
 
     name = "nn.pow"
+    COMPLEX: ClassVar[bool] = True
     ACCEPTS: ClassVar[str] = "float"
 
 
@@ -245,12 +255,15 @@ COMPARISON_DIRECTIONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 @irdl_op_definition
 class CompareOp(NNOperation):
-    """Elementwise comparison giving i1; NaN compares unequal to everything, as in IEEE.
+    """Elementwise comparison giving i1; NaN compares unequal to everything, as in IEEE. Complex
+    values are equal where both parts are; the ordered directions compare them lexicographically,
+    real parts first (numpy's order, and jnp's).
 
     `%m = nn.compare lt, %x, %y : tensor<4xf32>` (the result is tensor<4xi1>)
     """
 
     name = "nn.compare"
+    COMPLEX: ClassVar[bool] = True
     T: ClassVar = VarConstraint("T", AnyTensorTypeConstr)
     lhs = operand_def(T)
     rhs = operand_def(T)

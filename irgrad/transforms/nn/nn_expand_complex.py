@@ -4,8 +4,11 @@ Every value of type `tensor<S x complex<fT>>` becomes `tensor<S x 2 x fT>`: the 
 index 0 of a new trailing axis, the imaginary part at index 1. That is numpy's (and MLIR's
 `complex` lowering's) memory layout of complex64/complex128, so a runtime passes a user's
 complex array as a view, with no copy. add, sub, neg, reduce_sum and the data-movement ops run
-on the pairs as they are; mul, div, exp, sin, cos, matmul, the parts' ops, convert, select and
-constants become real ops on the parts (the formulas: docs/dialects/nn.md, "Complex numbers").
+on the pairs as they are; mul, div, exp, log, sqrt, rsqrt, tanh, pow, sign, sin, cos, compare,
+matmul, the parts' ops, convert, select and constants become real ops on the parts (the formulas:
+docs/dialects/nn.md, "Complex numbers"). log, sqrt and pow use the stable forms numpy's and
+XLA's do (a hypot-style modulus, log1p near |z| = 1, Kahan's square root) and an atan2 of nn ops
+(Cephes' rational atan), so the principal branches and the signs of zeros follow numpy.
 
 Why before autodiff: the differentiated program is then a real one, and its derivatives are
 those of the pairs, which is JAX's convention once cotangents cross the boundary conjugated
@@ -35,6 +38,9 @@ from irgrad.diagnostics import PassError
 from irgrad.dialects import autodiff as ad
 from irgrad.dialects import nn
 from irgrad.ir_numpy import complex_part_dtype, from_attribute, to_attribute
+from irgrad.transforms.nn.complex_pairs import PairBuilder as _Builder
+from irgrad.transforms.nn.complex_pairs import atan2 as _atan2, log_modulus as _log_modulus
+from irgrad.transforms.nn.complex_pairs import modulus as _modulus, signbit as _signbit
 
 
 def _is_complex_tensor(t: Attribute) -> bool:
@@ -61,67 +67,15 @@ def _mentions_complex(op: Operation) -> bool:
 
 
 def _takes_pairs(op: Operation) -> bool:
-    """An op whose operand was complex before an earlier rewrite made it pairs: the parts' ops
-    and a convert from complex have real results, so their types alone do not tell."""
+    """An op whose operand was complex before an earlier rewrite made it pairs: the parts' ops,
+    a convert from complex and a compare of complex values have real results, so their types
+    alone do not tell."""
     if isinstance(op, nn.RealOp | nn.ImagOp):
         return True
-    # A convert's shapes are equal, unless its operand became pairs (S x 2 for S).
-    return isinstance(op, nn.ConvertOp) and (
-        cast(TensorType, op.operand.type).get_shape() != cast(TensorType, op.result.type).get_shape()
+    # A convert's (or compare's) shapes are equal, unless its operand became pairs (S x 2 for S).
+    return isinstance(op, nn.ConvertOp | nn.CompareOp) and (
+        cast(TensorType, op.operands[0].type).get_shape() != cast(TensorType, op.results[0].type).get_shape()
     )
-
-
-class _Builder:
-    """Emits real nn ops at an insertion point, in order."""
-
-    def __init__(self, point: InsertPoint):
-        self.point = point
-
-    def emit(self, op: Operation) -> SSAValue:
-        Rewriter.insert_op(op, self.point)
-        return op.results[0]
-
-    @staticmethod
-    def shape(v: SSAValue) -> list[int]:
-        return list(cast(TensorType, v.type).get_shape())
-
-    def part(self, pairs: SSAValue, k: int) -> SSAValue:
-        """The real (k=0) or imaginary (k=1) part as S x 1."""
-        s = self.shape(pairs)
-        return self.emit(nn.SliceOp(pairs, [0] * (len(s) - 1) + [k], s[:-1] + [k + 1], [1] * len(s)))
-
-    def parts(self, pairs: SSAValue) -> tuple[SSAValue, SSAValue]:
-        return self.part(pairs, 0), self.part(pairs, 1)
-
-    def join(self, re: SSAValue, im: SSAValue) -> SSAValue:
-        """S x 1 parts as S x 2 pairs."""
-        return self.emit(nn.ConcatenateOp([re, im], len(self.shape(re)) - 1))
-
-    def squeeze(self, part: SSAValue) -> SSAValue:
-        return self.emit(nn.ReshapeOp(part, self.shape(part)[:-1]))
-
-    def unsqueeze(self, x: SSAValue) -> SSAValue:
-        return self.emit(nn.ReshapeOp(x, [*self.shape(x), 1]))
-
-    def binary(self, cls: type[nn.ElementwiseBinaryOp], a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(cls(a, b))
-
-    def unary(self, cls: type[nn.ElementwiseUnaryOp], a: SSAValue) -> SSAValue:
-        return self.emit(cls(a))
-
-    def full(self, like: SSAValue, value: float) -> SSAValue:
-        return self.emit(nn.FullOp(value, like.type))
-
-    def conj(self, pairs: SSAValue) -> SSAValue:
-        re, im = self.parts(pairs)
-        return self.join(re, self.unary(nn.NegOp, im))
-
-    def cosh_sinh(self, x: SSAValue) -> tuple[SSAValue, SSAValue]:
-        ep, em = self.unary(nn.ExpOp, x), self.unary(nn.ExpOp, self.unary(nn.NegOp, x))
-        half = self.full(x, 0.5)
-        cosh = self.binary(nn.MulOp, self.binary(nn.AddOp, ep, em), half)
-        sinh = self.binary(nn.MulOp, self.binary(nn.SubOp, ep, em), half)
-        return cosh, sinh
 
 
 def _mul(b: _Builder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -157,6 +111,93 @@ def _cos(b: _Builder, x: SSAValue) -> SSAValue:
     cosh, sinh = b.cosh_sinh(ai)
     s, c = b.unary(nn.SinOp, ar), b.unary(nn.CosOp, ar)
     return b.join(b.binary(nn.MulOp, c, cosh), b.unary(nn.NegOp, b.binary(nn.MulOp, s, sinh)))
+
+
+# --- the rules --------------------------------------------------------------------------------
+
+
+def _log(b: _Builder, x: SSAValue) -> SSAValue:
+    """log z = log|z| + i atan2(im, re): the principal branch, cut on the negative real axis."""
+    ar, ai = b.parts(x)
+    return b.join(_log_modulus(b, ar, ai), _atan2(b, ai, ar))
+
+
+def _sqrt(b: _Builder, x: SSAValue) -> SSAValue:
+    """Kahan's principal square root: t = sqrt((|re| + |z|) / 2); (t, im / 2t) for re >= 0,
+    (|im| / 2t, copysign(t, im)) otherwise; sqrt(+-0 + i im) keeps im's zero sign, an infinite
+    im gives (inf, im)."""
+    ar, ai = b.parts(x)
+    m = _modulus(b, ar, ai)
+    t = b.unary(nn.SqrtOp, b.add(b.scaled(b.unary(nn.AbsOp, ar), 0.5), b.scaled(m, 0.5)))
+    zero = b.cmp("eq", t, b.const(t, 0.0))
+    two_t = b.scaled(b.select(zero, b.const(t, 1.0), t), 2.0)
+    nonneg = b.cmp("ge", ar, b.const(ar, 0.0))
+    re = b.select(nonneg, t, b.div(b.unary(nn.AbsOp, ai), two_t))
+    im = b.select(nonneg, b.div(ai, two_t), b.select(_signbit(b, ai), b.unary(nn.NegOp, t), t))
+    inf = b.const(t, float("inf"))
+    im_inf = b.cmp("eq", b.unary(nn.AbsOp, ai), inf)
+    return b.join(b.select(im_inf, inf, re), b.select(im_inf, ai, im))
+
+
+def _rsqrt(b: _Builder, x: SSAValue) -> SSAValue:
+    root = _sqrt(b, x)
+    re = b.part(root, 0)
+    return _div(b, b.join(b.const(re, 1.0), b.const(re, 0.0)), root)
+
+
+def _tanh(b: _Builder, x: SSAValue) -> SSAValue:
+    """tanh(x + iy) = (t, sin y cos y sech^2 x) / (cos^2 y + t^2 sin^2 y), t = tanh x: no
+    cancellation (the denominator is a sum of squares; sech^2 x = 1 / cosh^2 x, with cosh a
+    sum of exponentials, not 1 - t^2) and no overflow (sech^2 x reaches 0 for large |x|); an
+    infinite x gives +-1 + 0i."""
+    ar, ai = b.parts(x)
+    t = b.unary(nn.TanhOp, ar)
+    cosh, _ = b.cosh_sinh(ar)
+    sech2 = b.div(b.const(cosh, 1.0), b.mul(cosh, cosh))
+    s, c = b.unary(nn.SinOp, ai), b.unary(nn.CosOp, ai)
+    d = b.add(b.mul(c, c), b.mul(b.mul(t, t), b.mul(s, s)))
+    re, im = b.div(t, d), b.div(b.mul(b.mul(s, c), sech2), d)
+    # An infinite real part gives +-1 + 0i whatever y is (C99's ctanh; sin(inf) would say NaN).
+    x_inf = b.cmp("eq", b.unary(nn.AbsOp, ar), b.const(ar, float("inf")))
+    return b.join(b.select(x_inf, t, re), b.select(x_inf, b.const(ar, 0.0), im))
+
+
+def _pow(b: _Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    """z ** w = exp(w log z): |.| = exp(c log|z| - d arg z), arg = c arg z + d log|z| for
+    w = c + id. At z = 0 numpy's values: 1 for w = 0, 0 for Re w > 0, NaN otherwise (the general
+    formula reads z = 1 there, so its derivatives stay finite)."""
+    (ar, ai), (c, d) = b.parts(x), b.parts(y)
+    zero_c, one = b.const(ar, 0.0), b.const(ar, 1.0)
+    z0 = b.binary(nn.AndOp, b.cmp("eq", ar, zero_c), b.cmp("eq", ai, zero_c))
+    ar_s = b.select(z0, one, ar)
+    log_m, theta = _log_modulus(b, ar_s, ai), _atan2(b, ai, ar_s)
+    mag = b.unary(nn.ExpOp, b.sub(b.mul(c, log_m), b.mul(d, theta)))
+    phase = b.add(b.mul(c, theta), b.mul(d, log_m))
+    re, im = b.mul(mag, b.unary(nn.CosOp, phase)), b.mul(mag, b.unary(nn.SinOp, phase))
+    w0 = b.binary(nn.AndOp, b.cmp("eq", c, zero_c), b.cmp("eq", d, zero_c))
+    at_zero = b.select(w0, one, b.select(b.cmp("gt", c, zero_c), zero_c, b.const(ar, float("nan"))))
+    return b.join(b.select(z0, at_zero, re), b.select(z0, zero_c, im))
+
+
+def _sign(b: _Builder, x: SSAValue) -> SSAValue:
+    """z / |z| part by part, 0 at 0 (jnp.sign; NaN where |z| is inf, as jnp's, where numpy 2 gives
+    the direction), with a zero derivative as lax.sign's (a stop_gradient)."""
+    ar, ai = b.parts(x)
+    m = _modulus(b, ar, ai)
+    ms = b.select(b.cmp("eq", m, b.const(m, 0.0)), b.const(m, 1.0), m)
+    return b.emit(ad.StopGradientOp(b.join(b.div(ar, ms), b.div(ai, ms))))
+
+
+def _compare(b: _Builder, op: nn.CompareOp, x: SSAValue, y: SSAValue) -> SSAValue:
+    """eq: both parts equal; ne: either differs; lt, le, gt, ge: lexicographic, the real parts
+    first (numpy's order, and jnp's)."""
+    (ar, ai), (br, bi) = b.parts(x), b.parts(y)
+    direction = op.direction_name
+    if direction in ("eq", "ne"):
+        joined = nn.AndOp if direction == "eq" else nn.OrOp
+        return b.squeeze(b.binary(joined, b.cmp(direction, ar, br), b.cmp(direction, ai, bi)))
+    strict = direction[0] + "t"  # the real parts decide unless they are equal
+    return b.squeeze(b.select(b.cmp("eq", ar, br), b.cmp(direction, ai, bi), b.cmp(strict, ar, br)))
 
 
 def _matmul(b: _Builder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -221,8 +262,11 @@ def _rebuilt(op: Operation, operands: Sequence[SSAValue]) -> Operation | None:
     return None
 
 
-_ARITHMETIC = {nn.MulOp: _mul, nn.DivOp: _div, nn.MatmulOp: _matmul}
-_UNARY = {nn.ExpOp: _exp, nn.SinOp: _sin, nn.CosOp: _cos}
+_ARITHMETIC = {nn.MulOp: _mul, nn.DivOp: _div, nn.MatmulOp: _matmul, nn.PowOp: _pow}
+_UNARY = {
+    nn.ExpOp: _exp, nn.SinOp: _sin, nn.CosOp: _cos, nn.LogOp: _log, nn.SqrtOp: _sqrt, nn.RsqrtOp: _rsqrt,
+    nn.TanhOp: _tanh, nn.SignOp: _sign,
+}  # fmt: skip
 
 
 def _expand_op(op: Operation) -> SSAValue | None:
@@ -242,6 +286,8 @@ def _expand_op(op: Operation) -> SSAValue | None:
         return b.join(b.unsqueeze(x[0]), b.unsqueeze(x[1]))
     if isinstance(op, nn.ConjOp):
         return b.conj(x[0])
+    if isinstance(op, nn.CompareOp):
+        return _compare(b, op, x[0], x[1])
     if isinstance(op, nn.ConvertOp):
         return _convert(b, op, x[0])
     if isinstance(op, nn.SelectOp):

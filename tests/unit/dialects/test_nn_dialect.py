@@ -556,7 +556,7 @@ REJECTED: list[Rejected] = [
     ),
     Rejected(
         "pow_int", (T(4, element=i32),) * 2, lambda a: PowOp(a[0], a[1]),
-        "'nn.pow' op operand must have a floating-point element type, got tensor<4xi32>",
+        "'nn.pow' op operand must have a floating-point or complex element type, got tensor<4xi32>",
     ),
     *(
         Rejected(

@@ -128,3 +128,51 @@ func.func @extract(%z: tensor<2xcomplex<f32>>) -> complex<f32> {
   %e = tensor.extract %z[%i] : tensor<2xcomplex<f32>>
   func.return %e : complex<f32>
 }
+
+// -----
+
+// Comparisons: eq is both parts equal (ne: either differs); the ordered directions are
+// lexicographic, real parts first (numpy's and jnp's order).
+// CHECK-LABEL: func.func @compare(%a: tensor<3x2xf64>, %b: tensor<3x2xf64>) -> (tensor<3xi1>, tensor<3xi1>)
+// CHECK-NEXT:    %[[AR:.*]] = nn.slice %a start = [0, 0] limit = [3, 1] stride = [1, 1]
+// CHECK-NEXT:    %[[AI:.*]] = nn.slice %a start = [0, 1] limit = [3, 2] stride = [1, 1]
+// CHECK-NEXT:    %[[BR:.*]] = nn.slice %b start = [0, 0] limit = [3, 1] stride = [1, 1]
+// CHECK-NEXT:    %[[BI:.*]] = nn.slice %b start = [0, 1] limit = [3, 2] stride = [1, 1]
+// CHECK-NEXT:    %[[RE:.*]] = nn.compare eq, %[[AR]], %[[BR]] : tensor<3x1xf64>
+// CHECK-NEXT:    %[[IM:.*]] = nn.compare eq, %[[AI]], %[[BI]] : tensor<3x1xf64>
+// CHECK-NEXT:    %[[BOTH:.*]] = nn.and %[[RE]], %[[IM]] : tensor<3x1xi1>
+// CHECK-NEXT:    %eq = nn.reshape %[[BOTH]] : tensor<3x1xi1> -> tensor<3xi1>
+// CHECK:         %[[TIE:.*]] = nn.compare eq, %[[AR2:.*]], %[[BR2:.*]] : tensor<3x1xf64>
+// CHECK-NEXT:    %[[ILT:.*]] = nn.compare lt, %{{.*}}, %{{.*}} : tensor<3x1xf64>
+// CHECK-NEXT:    %[[RLT:.*]] = nn.compare lt, %[[AR2]], %[[BR2]] : tensor<3x1xf64>
+// CHECK-NEXT:    %[[LEX:.*]] = nn.select %[[TIE]], %[[ILT]], %[[RLT]] : tensor<3x1xi1>, tensor<3x1xi1>
+// CHECK-NEXT:    %lt = nn.reshape %[[LEX]] : tensor<3x1xi1> -> tensor<3xi1>
+// CHECK-NEXT:    func.return %eq, %lt : tensor<3xi1>, tensor<3xi1>
+func.func @compare(%a: tensor<3xcomplex<f64>>, %b: tensor<3xcomplex<f64>>) -> (tensor<3xi1>, tensor<3xi1>) {
+  %eq = nn.compare eq, %a, %b : tensor<3xcomplex<f64>>
+  %lt = nn.compare lt, %a, %b : tensor<3xcomplex<f64>>
+  func.return %eq, %lt : tensor<3xi1>, tensor<3xi1>
+}
+
+// -----
+
+// log, sqrt, tanh, pow, sign become real ops on the parts (log: log|z| and an atan2 of nn ops;
+// sign: z / |z| under a stop_gradient, lax.sign's zero derivative); no complex type is left.
+// CHECK-LABEL: func.func @functions(%z: tensor<3x2xf32>, %w: tensor<3x2xf32>) -> tensor<3x2xf32>
+// CHECK-NOT:     complex
+// CHECK:         nn.log %{{.*}} : tensor<3x1xf32>
+// CHECK:         nn.sqrt %{{.*}} : tensor<3x1xf32>
+// CHECK:         nn.tanh %{{.*}} : tensor<3x1xf32>
+// CHECK:         nn.exp %{{.*}} : tensor<3x1xf32>
+// CHECK:         %[[S:.*]] = autodiff.stop_gradient %{{.*}} : tensor<3x2xf32>
+// CHECK-NOT:     complex
+// CHECK:         func.return %{{.*}} : tensor<3x2xf32>
+func.func @functions(%z: tensor<3xcomplex<f32>>, %w: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
+  %l = nn.log %z : tensor<3xcomplex<f32>>
+  %r = nn.sqrt %l : tensor<3xcomplex<f32>>
+  %t = nn.tanh %r : tensor<3xcomplex<f32>>
+  %p = nn.pow %t, %w : tensor<3xcomplex<f32>>
+  %s = nn.sign %p : tensor<3xcomplex<f32>>
+  %y = nn.add %s, %p : tensor<3xcomplex<f32>>
+  func.return %y : tensor<3xcomplex<f32>>
+}
