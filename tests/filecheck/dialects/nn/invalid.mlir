@@ -244,7 +244,7 @@ func.func @unary_result_type(%a: tensor<4xf32>) {
 
 // nn.pow takes floats only.
 func.func @pow_int(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'nn.pow' op operand must have a floating-point element type, got tensor<4xi32>}}
+  // expected-error @+1 {{'nn.pow' op operand must have a floating-point or complex element type, got tensor<4xi32>}}
   %0 = nn.pow %a, %a : tensor<4xi32>
   func.return
 }
@@ -1274,8 +1274,8 @@ func.func @qr_wide(%a: tensor<3x5xf64>) {
 // -----
 
 func.func @complex_not_taken(%z: tensor<3xcomplex<f32>>) {
-  // expected-error @+1 {{'nn.tanh' op operand #0 has element type complex<f32>; nn.tanh takes no complex values}}
-  %0 = nn.tanh %z : tensor<3xcomplex<f32>>
+  // expected-error @+1 {{'nn.sigmoid' op operand #0 has element type complex<f32>; nn.sigmoid takes no complex values}}
+  %0 = nn.sigmoid %z : tensor<3xcomplex<f32>>
   func.return
 }
 
