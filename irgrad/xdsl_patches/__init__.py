@@ -36,6 +36,7 @@ def apply_all() -> None:
     check_version()
     lazy_assembly_formats.apply()
     from irgrad.xdsl_patches import (
+        affine_compose,
         block_split_before,
         dense_array_values,
         dense_bool_hex,
@@ -57,6 +58,6 @@ def apply_all() -> None:
         dense_hex_floats, dense_bool_hex, block_split_before, dense_array_values, isa_constraint_cache, missing_verifiers,
         implicit_builder_threads, string_literal_backtracking, literal_limits, upstream_op_syntax,
         upstream_gpu_syntax, op_init_fast_path, trait_lookup_cache, unknown_location,
-        operand_replacement,
+        operand_replacement, affine_compose,
     ):
         patch.apply()
