@@ -50,6 +50,7 @@ def apply_all() -> None:
         string_literal_backtracking,
         trait_lookup_cache,
         unknown_location,
+        value_views,
         upstream_gpu_syntax,
         upstream_op_syntax,
     )
@@ -58,6 +59,6 @@ def apply_all() -> None:
         dense_hex_floats, dense_bool_hex, block_split_before, dense_array_values, isa_constraint_cache, missing_verifiers,
         implicit_builder_threads, string_literal_backtracking, literal_limits, upstream_op_syntax,
         upstream_gpu_syntax, op_init_fast_path, trait_lookup_cache, unknown_location,
-        operand_replacement, affine_compose,
+        operand_replacement, affine_compose, value_views,
     ):
         patch.apply()
