@@ -50,10 +50,12 @@ mlir-check: $(VENV)/.stamp-test mlir-tools
 
 # Both suites run even when the first fails; the target fails if either did.
 test: $(VENV)/.stamp-test
-	@# Chromium for the compile-report browser test, upstream mlir-opt for the MLIR syntax test
-	@# (each optional: its tests skip, saying so, without it).
+	@# Chromium for the compile-report browser test, upstream mlir-opt for the MLIR syntax test,
+	@# graphviz's dot for the docs' SVG pictures (each optional: its tests skip, saying so, without it).
 	@command -v chromium >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
 		apt-get install -y -q chromium >/dev/null 2>&1) || true
+	@command -v dot >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
+		apt-get install -y -q graphviz >/dev/null 2>&1) || true
 	@$(MLIR_OPT_FOUND) || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
 		apt-get install -y -q mlir-19-tools >/dev/null 2>&1) || true
 	@status=0; \

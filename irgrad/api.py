@@ -122,7 +122,7 @@ from irgrad.nn.activations import (
     swish,
 )
 
-from irgrad.numpy import linalg
+from irgrad.numpy import fft, linalg
 from irgrad.numpy.arithmetic import cbrt, divmod, fabs, fmax, fmin, fmod, heaviside, positive, reciprocal
 from irgrad.numpy.exponents import exp2, float_power, log10, log2, logaddexp, logaddexp2
 from irgrad.numpy.float_parts import copysign, frexp, isneginf, isposinf, ldexp, modf, nan_to_num, signbit
@@ -178,6 +178,7 @@ from irgrad.numpy.arrays import (
     triu,
     vstack,
 )
+from irgrad.numpy.array_edits import block, delete, diagflat, insert, resize, unstack
 from irgrad.numpy.products import cross, dot, inner, kron, outer, tensordot, vdot
 from irgrad.numpy.reductions import (
     allclose,

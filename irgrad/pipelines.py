@@ -10,7 +10,7 @@ from __future__ import annotations
 from irgrad.diagnostics import PipelineError
 
 CPU_STEPS: list[tuple[str, str]] = [
-    ("autodiff", "nn-expand-complex,nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce"),
+    ("autodiff", "nn-expand-fft,nn-expand-complex,nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce"),
     (
         "linalg",
         "nn-expand-factorizations{references=false},convert-nn-to-linalg,linalg-generalize-upstream-ops,"
@@ -51,7 +51,7 @@ def _cumulative(last: str) -> str:
 
 STAGES: dict[str, str] = {
     "autodiff": _cumulative("autodiff"),
-    "linalg": "nn-expand-complex,nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce,"
+    "linalg": "nn-expand-fft,nn-expand-complex,nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce,"
     "nn-expand-factorizations{references=false},convert-nn-to-linalg,linalg-generalize-upstream-ops",
     "fused": _cumulative("linalg"),
     "bufferized": _cumulative("bufferized"),

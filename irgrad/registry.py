@@ -379,6 +379,7 @@ register_pass(
     lazy("irgrad.transforms.generate_runtime_verification", "GenerateRuntimeVerificationPass"),
 )
 register_pass("set-fastmath", lazy("irgrad.transforms.set_fastmath", "SetFastMathPass"))
+register_pass("nn-expand-fft", lazy("irgrad.transforms.nn.nn_expand_fft", "ExpandFftPass"))
 register_pass("nn-expand-complex", lazy("irgrad.transforms.nn.nn_expand_complex", "ExpandComplexPass"))
 register_pass("nn-conv2d-to-im2col", lazy("irgrad.transforms.nn.nn_conv2d_to_im2col", "Conv2DToIm2ColPass"))
 register_pass("inline", lazy("irgrad.transforms.inline", "InlinePass"))

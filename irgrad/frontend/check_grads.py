@@ -3,7 +3,12 @@
 The check is a dot-product test along random directions (as jax's `check_grads`): for
 reverse mode, u . J(x) v from `vjp` against u . (f(x + eps v) - f(x - eps v)) / (2 eps); for
 forward mode, `jvp` along v against the same difference. Order 2 repeats the check on the
-derivative function itself. Arguments are converted to float64 first.
+derivative function itself. Arguments are converted to float64 (complex ones to complex128) first.
+
+Complex values follow JAX's check: tangents and cotangents are complex, and the reverse-mode
+identity is checked as jax's `check_vjp` does with irgrad's (JAX's) convention that a vjp
+takes and gives conjugate cotangents: <v, conj(vjp(conj(u)))> against <J v, u>, with <a, b> the
+real inner product Re(sum(conj(a) * b)).
 """
 
 from __future__ import annotations
@@ -20,38 +25,57 @@ class GradientCheckError(AssertionError):
     """A derivative disagrees with finite differences; the message gives the worst error."""
 
 
+def _inexact(x: Any) -> bool:
+    return np.asarray(x).dtype.kind in "fc"
+
+
 def _to_f64(args: Sequence[Any]) -> list[Any]:
     def conv(x: Any) -> Any:
         a = np.asarray(x)
+        if a.dtype.kind == "c":
+            return a.astype(np.complex128)
         return a.astype(np.float64) if a.dtype.kind == "f" else a
 
     leaves, tree = tree_flatten(list(args))
     return tree_unflatten(tree, [conv(x) for x in leaves])
 
 
+def _wide(x: Any) -> np.ndarray:
+    a = np.asarray(x)
+    return a.astype(np.complex128) if a.dtype.kind == "c" else a.astype(np.float64)
+
+
 def _flat_float(tree: Any) -> list[np.ndarray]:
-    return [np.asarray(x, dtype=np.float64) for x in tree_flatten(tree)[0]]
+    return [_wide(x) for x in tree_flatten(tree)[0]]
 
 
-def _vdot(a: Any, b: Any) -> float:
-    return float(sum(np.vdot(x, y) for x, y in zip(_flat_float(a), _flat_float(b))))
+def _inner(a: Any, b: Any) -> float:
+    """The real inner product Re(sum(conj(a) * b)) over all leaves (jax's `inner_prod`): the
+    dot product of the (re, im) pairs."""
+    return float(sum(np.real(np.vdot(x.reshape(-1), y.reshape(-1))) for x, y in zip(_flat_float(a), _flat_float(b))))
+
+
+def _conj(tree: Any) -> Any:
+    leaves, t = tree_flatten(tree)
+    return tree_unflatten(t, [np.conj(x) if np.asarray(x).dtype.kind == "c" else x for x in leaves])
+
+
+def _random_leaf(x: Any, rng: np.random.Generator) -> Any:
+    kind = np.asarray(x).dtype.kind
+    if kind == "c":
+        return rng.standard_normal(np.shape(x)) + 1j * rng.standard_normal(np.shape(x))
+    return rng.standard_normal(np.shape(x)) if kind == "f" else np.zeros_like(x)
 
 
 def _random_like(tree: Any, rng: np.random.Generator) -> Any:
     leaves, t = tree_flatten(tree)
-    return tree_unflatten(
-        t,
-        [rng.standard_normal(np.shape(x)) if np.asarray(x).dtype.kind == "f" else np.zeros_like(x) for x in leaves],
-    )
+    return tree_unflatten(t, [_random_leaf(x, rng) for x in leaves])
 
 
 def _axpy(a: float, x: Any, y: Any) -> Any:
     lx, t = tree_flatten(x)
     ly, _ = tree_flatten(y)
-    return tree_unflatten(
-        t,
-        [yy + a * xx if np.asarray(yy).dtype.kind == "f" else yy for xx, yy in zip(lx, ly)],
-    )
+    return tree_unflatten(t, [yy + a * xx if _inexact(yy) else yy for xx, yy in zip(lx, ly)])
 
 
 def check_grads(
@@ -80,7 +104,7 @@ def check_grads(
         minus = run(*_axpy(-eps, v, xs))
         fd = tree_unflatten(
             tree_flatten(plus)[1],
-            [(np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps) for p, m in zip(tree_flatten(plus)[0], tree_flatten(minus)[0])],
+            [(_wide(p) - _wide(m)) / (2 * eps) for p, m in zip(tree_flatten(plus)[0], tree_flatten(minus)[0])],
         )
         if "fwd" in modes:
             _, tangent = jvp(f, xs, v)
@@ -88,9 +112,9 @@ def check_grads(
         if "rev" in modes:
             out, pullback = vjp(f, *xs)
             u = _random_like(out, rng)
-            cts = pullback(u)
-            lhs = _vdot(u, fd)
-            rhs = _vdot(cts, v)
+            cts = _conj(pullback(_conj(u)))
+            lhs = _inner(fd, u)
+            rhs = _inner(v, cts)
             _compare_scalar("vjp", lhs, rhs, level, rtol, atol)
         if level < order:
             def derivative(*ys: Any) -> Any:

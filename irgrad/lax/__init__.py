@@ -10,7 +10,7 @@ operands, sort_key_val: irgrad/lax/shaping.py), the scaled Bessel functions bess
 erfc and erf_inv, and the two elementwise ops whose lax meaning differs from irgrad's
 numpy-style function (lax.div truncates integers, lax.round rounds halves away from zero:
 irgrad/lax/special.py), and the complex ops real, imag, complex, conj with lax's dtypes
-(irgrad/lax/complex_parts.py). lax.reduce (it takes a computation) is not provided. The semantics and
+(irgrad/lax/complex_parts.py), and lax.fft (irgrad/lax/fourier.py). lax.reduce (it takes a computation) is not provided. The semantics and
 derivative contracts of the lax-specific functions are in irgrad/lax/structured.py.
 """
 
@@ -27,6 +27,7 @@ from irgrad.numpy.control_flow import cond, fori_loop, scan, while_loop
 from irgrad.lax.shaping import dot_general, pad, rev, slice, sort, sort_key_val
 from irgrad.lax.special import bessel_i0e, bessel_i1e, div, erf_inv, erfc, round
 from irgrad.lax.complex_parts import complex, conj, imag, real
+from irgrad.lax.fourier import fft
 from irgrad.lax.structured import (
     associative_scan,
     clamp,
@@ -103,5 +104,5 @@ __all__ = [
     "sub", "switch", "tan", "tanh", "top_k", "transpose", "while_loop",
     "dot_general", "pad", "rev", "slice", "sort", "sort_key_val",
     "bessel_i0e", "bessel_i1e", "div", "erf_inv", "erfc", "round",
-    "complex", "conj", "imag", "real",
+    "complex", "conj", "imag", "real", "fft",
 ]  # fmt: skip

@@ -177,6 +177,10 @@ def matmul(a: Tracer, b: Tracer) -> Tracer:
     return _emit(nn.MatmulOp(_v(a), _v(b)))
 
 
+def fft(x: Tracer, fft_type: str, length: Sequence[int]) -> Tracer:
+    return _emit(nn.FftOp(_v(x), fft_type, list(length)))
+
+
 def cholesky(a: Tracer) -> Tracer:
     """`nn.cholesky`: the lower Cholesky factor (all NaN where not positive definite)."""
     return _emit(nn.CholeskyOp(_v(a)))

@@ -38,6 +38,7 @@ from irgrad.backends.interpreter.nn_bitwise import NNBitwiseFunctions
 from irgrad.backends.interpreter.nn_creation import NNCreationFunctions
 from irgrad.backends.interpreter.nn_data_movement import NNDataMovementFunctions
 from irgrad.backends.interpreter.nn_elementwise import NNElementwiseFunctions
+from irgrad.backends.interpreter.nn_fft import NNFftFunctions
 from irgrad.backends.interpreter.factorization_calls import IrgradFuncFunctions, is_tagged_declaration
 from irgrad.backends.interpreter.nn_linalg import NNLinalgFunctions
 from irgrad.backends.interpreter.nn_linear import NNLinearFunctions
@@ -71,6 +72,7 @@ FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
     NNDataMovementFunctions,
     NNLinearFunctions,
     NNLinalgFunctions,
+    NNFftFunctions,
     BlasFunctions,
     ShardFunctions,
     MpiFunctions,
@@ -227,8 +229,8 @@ def _first_autodiff_op(module: ModuleOp) -> Operation | None:
 
 def expand_autodiff(module: ModuleOp) -> ModuleOp:
     """A copy of `module` with the `autodiff` pass applied, if it holds autodiff ops (and,
-    where it holds complex values too, `nn-expand-complex` before it, as in the pipelines:
-    derivatives of complex values are those of their (re, im) pairs)."""
+    where it holds complex values too, `nn-expand-fft` and `nn-expand-complex` before it, as in
+    the pipelines: derivatives of complex values are those of their (re, im) pairs)."""
     first = _first_autodiff_op(module)
     if first is None:
         return module
@@ -240,7 +242,8 @@ def expand_autodiff(module: ModuleOp) -> ModuleOp:
             first,
         )
     module = module.clone()
-    registry.irgrad_passes()["nn-expand-complex"]()().apply(context.make_context(), module)
+    for name in ("nn-expand-fft", "nn-expand-complex"):
+        registry.irgrad_passes()[name]()().apply(context.make_context(), module)
     factory()().apply(context.make_context(), module)
     return module
 

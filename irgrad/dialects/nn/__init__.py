@@ -103,7 +103,8 @@ from irgrad.dialects.nn.linear import (
     im2col_shape,
 )
 from irgrad.dialects.nn.pooling import MaxPool2DOp
-from irgrad.dialects.nn.complex import EXPANDED_OPS, ComplexOp, ConjOp, ImagOp, RealOp, complex_type, part_type
+from irgrad.dialects.nn.fft import FFT_TYPES, FftOp, fft_result_type
+from irgrad.dialects.nn.complex import EXPANDED_OPS as _COMPLEX_PART_OPS, ComplexOp, ConjOp, ImagOp, RealOp, complex_type, part_type
 from irgrad.dialects.nn.factorization import (
     CholeskyOp,
     EighOp,
@@ -115,6 +116,11 @@ from irgrad.dialects.nn.factorization import (
     svd_result_types,
 )
 from irgrad.dialects.nn.canonicalization import populate_canonicalization_patterns
+
+EXPANDED_OPS = (*_COMPLEX_PART_OPS, FftOp)
+"""The ops an expansion pass rewrites before autodiff, batching and `convert-nn-to-linalg`, so they
+have no derivative, batching or lowering rule of their own: the complex parts' ops
+(`nn-expand-complex`) and `nn.fft` (`nn-expand-fft`, into matmuls and elementwise ops)."""
 
 populate_canonicalization_patterns(CANONICALIZATION_PATTERNS)
 
@@ -181,6 +187,7 @@ NN = Dialect(
         ImagOp,
         ComplexOp,
         ConjOp,
+        FftOp,
     ],
     [],
 )

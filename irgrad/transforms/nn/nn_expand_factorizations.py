@@ -90,7 +90,7 @@ def _type_name(t: Any) -> str:
     return "x".join(str(d) for d in t.get_shape()) + "x" + str(t.get_element_type())
 
 
-def _trace_function(fn: Callable[..., Any], types: list[Any]) -> func.FuncOp:
+def trace_detached(fn: Callable[..., Any], types: list[Any]) -> func.FuncOp:
     """`fn` traced for tensor arguments of `types`, as a detached function."""
     avals = []
     for t in types:
@@ -125,7 +125,7 @@ def trace_reference(op: Operation, name: str) -> func.FuncOp:
     """A private function computing `op` with its reference loop, traced for its operand types
     (for eigh, svd and qr: the raw factorization, without `_post`)."""
     kind, lower, unit = _kind(op)
-    function = _trace_function(_reference(kind, lower, unit), [v.type for v in op.operands])
+    function = trace_detached(_reference(kind, lower, unit), [v.type for v in op.operands])
     function.sym_name = StringAttr(name)
     function.sym_visibility = StringAttr("private")
     function.attributes[FACTORIZATION_ATTR] = _tag(kind, lower, unit)
@@ -180,7 +180,7 @@ class ExpandFactorizationsPass(ModulePass):
                 Rewriter.replace_op(target, call)
             else:
                 Rewriter.insert_op(call, InsertPoint.before(target))
-                post_function = _trace_function(post, [*(v.type for v in target.operands), *results])
+                post_function = trace_detached(post, [*(v.type for v in target.operands), *results])
                 post_call = func.CallOp("post", [*target.operands, *call.results], results)
                 Rewriter.replace_op(target, post_call)
                 inline_call(post_call, post_function)
@@ -188,4 +188,4 @@ class ExpandFactorizationsPass(ModulePass):
                 inline_call(call, function)
 
 
-__all__ = ["ExpandFactorizationsPass", "trace_reference"]
+__all__ = ["ExpandFactorizationsPass", "trace_detached", "trace_reference"]

@@ -371,7 +371,7 @@ def test_pipelines_of_known_passes_do_not_scan_for_plugins(monkeypatch) -> None:
 
     monkeypatch.setattr(registry, "xdsl_universe", scan)
     names = [p.name for p in registry.build_pipeline(CPU_PIPELINE + ",canonicalize,cse").passes]
-    assert names[:3] == ["nn-expand-complex", "nn-conv2d-to-im2col", "autodiff"] and names[-1] == "cse"
+    assert names[:4] == ["nn-expand-fft", "nn-expand-complex", "nn-conv2d-to-im2col", "autodiff"] and names[-1] == "cse"
     context.make_context(plugins=False)
 
     class PluginPass(CrashPass):

@@ -468,6 +468,20 @@ def test_check_grads_accepts_a_right_custom_vjp():
     ig.check_grads(_custom_sin(wrong=False), (X,), order=1, modes=("rev",))
 
 
+_Z = X + 0.5j * X[::-1]
+
+
+@pytest.mark.parametrize("modes", [("fwd",), ("rev",)], ids=str)
+def test_check_grads_takes_complex_arguments(modes):
+    """Complex tangents and cotangents, as jax's check_grads: a holomorphic and a
+    non-holomorphic function pass, and a visibly wrong finite difference (a large step) is
+    caught, so the complex directions are compared."""
+    ig.check_grads(lambda z: z * ig.exp(z), (_Z,), order=1, modes=modes)
+    ig.check_grads(lambda z: ig.real(z) * ig.conj(z) + ig.abs(z), (_Z,), order=1, modes=modes)
+    with pytest.raises(ig.GradientCheckError):
+        ig.check_grads(lambda z: ig.exp(z) * z, (_Z,), order=1, modes=modes, eps=0.3)
+
+
 # ---------------------------------------------------------------------------------------------
 # Every differentiable API function through check_grads (float64, finite differences)
 # ---------------------------------------------------------------------------------------------

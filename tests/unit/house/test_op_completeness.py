@@ -36,6 +36,8 @@ PARTS = ("schema", "verifier", "interpreter", "lowering", "jvp", "vjp", "batchin
 _FACTORIZATION = "lowered by nn-expand-factorizations (LAPACK calls or reference loops) before convert-nn-to-linalg"
 _COMPLEX = ("rewritten into real ops on (re, im) pairs by nn-expand-complex, which runs before autodiff, "
             "batching and convert-nn-to-linalg (docs/dialects/nn.md, 'Complex numbers')")
+_FFT = ("written as matmuls by small DFT matrices and elementwise ops by nn-expand-fft, which runs before "
+        "nn-expand-complex, autodiff, batching and convert-nn-to-linalg (irgrad/transforms/nn/nn_expand_fft.py)")
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("nn.cholesky", "lowering"): _FACTORIZATION,
     ("nn.triangular_solve", "lowering"): _FACTORIZATION,
@@ -45,6 +47,7 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("nn.qr", "lowering"): _FACTORIZATION,
     **{(op, part): _COMPLEX for op in ("nn.real", "nn.imag", "nn.complex", "nn.conj")
        for part in ("lowering", "jvp", "vjp", "batching")},
+    **{("nn.fft", part): _FFT for part in ("lowering", "jvp", "vjp", "batching")},
 }
 
 WHERE = {

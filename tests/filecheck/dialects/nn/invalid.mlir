@@ -1302,3 +1302,71 @@ func.func @conj_of_real(%x: tensor<3xf32>) {
   %0 = nn.conj %x : tensor<3xf32>
   func.return
 }
+
+// ===============================================================================================
+// nn.fft
+// ===============================================================================================
+
+// -----
+
+func.func @fft_unknown_type(%x: tensor<8xcomplex<f32>>) {
+  // expected-error @+1 {{'nn.fft' op type must be one of FFT, IFFT, RFFT, IRFFT, got "DCT"}}
+  %0 = nn.fft %x type = "DCT" length = [8] : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+func.func @fft_of_real(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'nn.fft' op FFT takes a complex operand, got tensor<8xf32>}}
+  %0 = nn.fft %x type = "FFT" length = [8] : tensor<8xf32> -> tensor<8xf32>
+  func.return
+}
+
+// -----
+
+func.func @rfft_of_complex(%x: tensor<8xcomplex<f32>>) {
+  // expected-error @+1 {{'nn.fft' op RFFT takes an f32 or f64 operand, got tensor<8xcomplex<f32>>}}
+  %0 = nn.fft %x type = "RFFT" length = [8] : tensor<8xcomplex<f32>> -> tensor<5xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+func.func @fft_length_mismatch(%x: tensor<4x8xcomplex<f64>>) {
+  // expected-error @+1 {{'nn.fft' op FFT of length [4, 6] needs trailing dimensions [4, 6], got operand 4x8}}
+  %0 = nn.fft %x type = "FFT" length = [4, 6] : tensor<4x8xcomplex<f64>> -> tensor<4x8xcomplex<f64>>
+  func.return
+}
+
+// -----
+
+func.func @irfft_half_spectrum(%x: tensor<8xcomplex<f32>>) {
+  // expected-error @+1 {{'nn.fft' op IRFFT of length [8] needs trailing dimensions [5], got operand 8}}
+  %0 = nn.fft %x type = "IRFFT" length = [8] : tensor<8xcomplex<f32>> -> tensor<8xf32>
+  func.return
+}
+
+// -----
+
+func.func @fft_too_many_dimensions(%x: tensor<8xcomplex<f32>>) {
+  // expected-error @+1 {{'nn.fft' op length [2, 8] names 2 dimensions of a 8 operand}}
+  %0 = nn.fft %x type = "FFT" length = [2, 8] : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+func.func @fft_no_length(%x: tensor<8xcomplex<f32>>) {
+  // expected-error @+1 {{'nn.fft' op length must name at least one dimension}}
+  %0 = nn.fft %x type = "FFT" length = [] : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+func.func @rfft_result_type(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'nn.fft' op result type tensor<8xcomplex<f32>> does not match the inferred type tensor<5xcomplex<f32>>}}
+  %0 = nn.fft %x type = "RFFT" length = [8] : tensor<8xf32> -> tensor<8xcomplex<f32>>
+  func.return
+}

@@ -517,3 +517,17 @@ func.func @complex_numbers(%a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf3
   %im = nn.imag %w : tensor<2xcomplex<f32>> -> tensor<2xf32>
   func.return %re, %im : tensor<2xf32>, tensor<2xf32>
 }
+
+// The Fourier transform, its four types over one or more trailing dimensions.
+// CHECK-LABEL: func.func @fft(
+// CHECK-NEXT:    %f = nn.fft %z type = "FFT" length = [4, 8] : tensor<3x4x8xcomplex<f32>> -> tensor<3x4x8xcomplex<f32>>
+// CHECK-NEXT:    %i = nn.fft %f type = "IFFT" length = [8] : tensor<3x4x8xcomplex<f32>> -> tensor<3x4x8xcomplex<f32>>
+// CHECK-NEXT:    %r = nn.fft %x type = "RFFT" length = [6] : tensor<2x6xf64> -> tensor<2x4xcomplex<f64>>
+// CHECK-NEXT:    %b = nn.fft %r type = "IRFFT" length = [7] : tensor<2x4xcomplex<f64>> -> tensor<2x7xf64>
+func.func @fft(%z: tensor<3x4x8xcomplex<f32>>, %x: tensor<2x6xf64>) -> (tensor<3x4x8xcomplex<f32>>, tensor<2x7xf64>) {
+  %f = nn.fft %z type = "FFT" length = [4, 8] : tensor<3x4x8xcomplex<f32>> -> tensor<3x4x8xcomplex<f32>>
+  %i = nn.fft %f type = "IFFT" length = [8] : tensor<3x4x8xcomplex<f32>> -> tensor<3x4x8xcomplex<f32>>
+  %r = nn.fft %x type = "RFFT" length = [6] : tensor<2x6xf64> -> tensor<2x4xcomplex<f64>>
+  %b = nn.fft %r type = "IRFFT" length = [7] : tensor<2x4xcomplex<f64>> -> tensor<2x7xf64>
+  func.return %i, %b : tensor<3x4x8xcomplex<f32>>, tensor<2x7xf64>
+}

@@ -229,6 +229,10 @@ def _programs() -> list[tuple[str, Callable[..., Any], tuple[Any, ...]]]:
     def special_energy(x):
         return ig.sum(ig.special.erfc(x)) + ig.nanmean(x) + ig.sum(ig.top_k(x, 3)[0]) + ig.percentile(x, 30.0)
 
+    def fft_energy(x):
+        spectrum = ig.fft.rfft(x)
+        return ig.sum(ig.fft.irfft(spectrum * 1j, n=12) ** 2) + ig.sum(ig.abs(ig.fft.fft(x, axis=0)))
+
     return [
         ("mlp_value_and_grad", ig.value_and_grad(mlp, argnums=(1, 2)), (f32(5, 4), f32(4, 6), f32(6, 3))),
         ("classifier_grad", ig.grad(classifier_loss, argnums=(0, 1)), (f32(4, 3), f32(3), f32(5, 4), onehot)),
@@ -254,6 +258,8 @@ def _programs() -> list[tuple[str, Callable[..., Any], tuple[Any, ...]]]:
         ("column_reductions", lambda x: (ig.sum(x, axis=0), ig.max(x, axis=0), ig.min(x, axis=0),
                                          ig.prod(x[:2048] * 0.001 + 1.0, axis=0)), (f32(2100, 3),)),
         ("bias_grad", ig.grad(lambda b, x: ig.sum(ig.tanh(x + b) ** 2)), (f32(5), f32(2048, 5))),
+        # The FFT (nn-expand-fft: DFT matmuls and twiddles on (re, im) pairs) and its gradient.
+        ("fft_grad", ig.grad(fft_energy), (f32(3, 12),)),
     ]
 
 
@@ -262,7 +268,7 @@ PROGRAMS = {name: (fn, args) for name, fn, args in _programs()}
 
 # The three slowest programs run at one block size only (the small block size is about the
 # launch geometry, which the other programs cover): CI's time budget.
-ONE_BLOCK_SIZE = {"linalg_grad", "special_lax_stats_grad", "column_reductions"}
+ONE_BLOCK_SIZE = {"linalg_grad", "special_lax_stats_grad", "column_reductions", "fft_grad"}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,117 @@
+// nn-expand-fft: each nn.fft becomes the matmul-based algorithm of irgrad/tracing/fft_algorithm.py,
+// inline: one matmul by the DFT matrix up to 64 points, Cooley-Tukey stages (a DFT matmul, a
+// twiddle multiply, transposes) above, Bluestein's chirp-z for a prime length above 64. Programs
+// without nn.fft are left as they are.
+// RUN: irgrad-opt %s -p nn-expand-fft --split-input-file | filecheck %s
+// RUN: irgrad-opt %s -p nn-expand-fft,nn-expand-complex,canonicalize --split-input-file | filecheck %s --check-prefix=PAIRS
+// The order matters: nn-expand-complex has no rule for nn.fft, so it must come after this pass.
+// RUN: not irgrad-opt %s -p nn-expand-complex --split-input-file 2>&1 | filecheck %s --check-prefix=ORDER
+// ORDER: nn-expand-fft.mlir:22:3: error: 'nn.fft' op on complex values has no rule in nn-expand-complex
+
+// A short transform: one matmul by the 8 x 8 DFT matrix, whose row 1 is exp(-2 pi i k / 8).
+// CHECK-LABEL: func.func @direct(%x: tensor<4x8xcomplex<f32>>) -> tensor<4x8xcomplex<f32>>
+// CHECK-NEXT:    %[[W:.*]] = nn.constant dense<{{\[\[}}(1.000000e+00,0.000000e+00), {{.*}}], [(1.000000e+00,0.000000e+00), (0.707106769,-0.707106769), {{.*}} : tensor<8x8xcomplex<f32>>
+// CHECK-NEXT:    %y = nn.matmul %x, %[[W]] : (tensor<4x8xcomplex<f32>>, tensor<8x8xcomplex<f32>>) -> tensor<4x8xcomplex<f32>>
+// CHECK-NEXT:    func.return %y
+// CHECK-NOT:     nn.fft
+// After nn-expand-complex, real matmuls on the (re, im) parts: no complex type is left.
+// PAIRS-LABEL: func.func @direct(%x: tensor<4x8x2xf32>) -> tensor<4x8x2xf32>
+// PAIRS:         nn.matmul {{.*}} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+// PAIRS-NOT:     complex
+func.func @direct(%x: tensor<4x8xcomplex<f32>>) -> tensor<4x8xcomplex<f32>> {
+  %y = nn.fft %x type = "FFT" length = [8] : tensor<4x8xcomplex<f32>> -> tensor<4x8xcomplex<f32>>
+  func.return %y : tensor<4x8xcomplex<f32>>
+}
+
+// -----
+
+// 128 = 64 x 2: the 64-point DFT down the columns, twiddles, the 2-point DFT of each row, and
+// the transpose to the output order.
+// CHECK-LABEL: func.func @cooley_tukey(%x: tensor<128xcomplex<f64>>) -> tensor<128xcomplex<f64>>
+// CHECK-NEXT:    %[[V:.*]] = nn.reshape %x : tensor<128xcomplex<f64>> -> tensor<64x2xcomplex<f64>>
+// CHECK-NEXT:    %[[C:.*]] = nn.transpose %[[V]] perm = [1, 0] : tensor<64x2xcomplex<f64>> -> tensor<2x64xcomplex<f64>>
+// CHECK-NEXT:    %[[W64:.*]] = nn.constant {{.*}} : tensor<64x64xcomplex<f64>>
+// CHECK-NEXT:    %[[A:.*]] = nn.matmul %[[C]], %[[W64]] : (tensor<2x64xcomplex<f64>>, tensor<64x64xcomplex<f64>>) -> tensor<2x64xcomplex<f64>>
+// CHECK-NEXT:    %[[T:.*]] = nn.constant {{.*}} : tensor<2x64xcomplex<f64>>
+// CHECK-NEXT:    %[[AT:.*]] = nn.mul %[[A]], %[[T]] : tensor<2x64xcomplex<f64>>
+// CHECK-NEXT:    %[[R:.*]] = nn.transpose %[[AT]] perm = [1, 0] : tensor<2x64xcomplex<f64>> -> tensor<64x2xcomplex<f64>>
+// CHECK-NEXT:    %[[W2:.*]] = nn.constant dense<{{\[\[}}(1.000000e+00,0.000000e+00), (1.000000e+00,0.000000e+00)], [(1.000000e+00,0.000000e+00), (-1.000000e+00,{{.*}})]]> : tensor<2x2xcomplex<f64>>
+// CHECK-NEXT:    %[[B:.*]] = nn.matmul %[[R]], %[[W2]] : (tensor<64x2xcomplex<f64>>, tensor<2x2xcomplex<f64>>) -> tensor<64x2xcomplex<f64>>
+// CHECK-NEXT:    %[[O:.*]] = nn.transpose %[[B]] perm = [1, 0] : tensor<64x2xcomplex<f64>> -> tensor<2x64xcomplex<f64>>
+// CHECK-NEXT:    %y = nn.reshape %[[O]] : tensor<2x64xcomplex<f64>> -> tensor<128xcomplex<f64>>
+// CHECK-NEXT:    func.return %y
+func.func @cooley_tukey(%x: tensor<128xcomplex<f64>>) -> tensor<128xcomplex<f64>> {
+  %y = nn.fft %x type = "FFT" length = [128] : tensor<128xcomplex<f64>> -> tensor<128xcomplex<f64>>
+  func.return %y : tensor<128xcomplex<f64>>
+}
+
+// -----
+
+// RFFT: the complex transform of the real input, the non-negative half kept.
+// CHECK-LABEL: func.func @rfft(%x: tensor<3x8xf32>) -> tensor<3x5xcomplex<f32>>
+// CHECK-NEXT:    %[[Z:.*]] = nn.convert %x : tensor<3x8xf32> -> tensor<3x8xcomplex<f32>>
+// CHECK-NEXT:    %[[W:.*]] = nn.constant {{.*}} : tensor<8x8xcomplex<f32>>
+// CHECK-NEXT:    %[[F:.*]] = nn.matmul %[[Z]], %[[W]]
+// CHECK-NEXT:    %y = nn.slice %[[F]] start = [0, 0] limit = [3, 5] stride = [1, 1] : tensor<3x8xcomplex<f32>> -> tensor<3x5xcomplex<f32>>
+func.func @rfft(%x: tensor<3x8xf32>) -> tensor<3x5xcomplex<f32>> {
+  %y = nn.fft %x type = "RFFT" length = [8] : tensor<3x8xf32> -> tensor<3x5xcomplex<f32>>
+  func.return %y : tensor<3x5xcomplex<f32>>
+}
+
+// -----
+
+// IRFFT: the coefficients weighted (1, 2, 2, 2, 1: the Nyquist one counted once for an even
+// length), zero-padded to 8, the inverse DFT's real part, the 1/8 scale.
+// CHECK-LABEL: func.func @irfft(%x: tensor<5xcomplex<f32>>) -> tensor<8xf32>
+// CHECK-NEXT:    %[[C:.*]] = nn.constant dense<[(1.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00), (1.000000e+00,0.000000e+00)]> : tensor<5xcomplex<f32>>
+// CHECK-NEXT:    %[[H:.*]] = nn.mul %x, %[[C]] : tensor<5xcomplex<f32>>
+// CHECK:         %[[P:.*]] = nn.concatenate %[[H]], %{{.*}} dim = 0 : (tensor<5xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<8xcomplex<f32>>
+// CHECK:         nn.matmul {{.*}} : (tensor<1x8xcomplex<f32>>, tensor<8x8xcomplex<f32>>) -> tensor<1x8xcomplex<f32>>
+// CHECK:         %[[RE:.*]] = nn.real %{{.*}} : tensor<8xcomplex<f32>> -> tensor<8xf32>
+// CHECK-NEXT:    %[[S:.*]] = nn.full 0.125 : tensor<8xf32>
+// CHECK-NEXT:    %y = nn.mul %[[RE]], %[[S]] : tensor<8xf32>
+func.func @irfft(%x: tensor<5xcomplex<f32>>) -> tensor<8xf32> {
+  %y = nn.fft %x type = "IRFFT" length = [8] : tensor<5xcomplex<f32>> -> tensor<8xf32>
+  func.return %y : tensor<8xf32>
+}
+
+// -----
+
+// A prime length above 64: Bluestein. The chirped input zero-padded to 256 >= 2 * 67 - 1,
+// transformed, multiplied by the chirp's spectrum, transformed back, cut to 67, chirped.
+// CHECK-LABEL: func.func @bluestein(%x: tensor<67xcomplex<f32>>) -> tensor<67xcomplex<f32>>
+// CHECK-NEXT:    %[[CH:.*]] = nn.constant {{.*}} : tensor<67xcomplex<f32>>
+// CHECK-NEXT:    %{{.*}} = nn.mul %x, %[[CH]] : tensor<67xcomplex<f32>>
+// CHECK:         nn.concatenate {{.*}} : (tensor<67xcomplex<f32>>, tensor<189xcomplex<f32>>) -> tensor<256xcomplex<f32>>
+// CHECK:         nn.constant {{.*}} : tensor<256xcomplex<f32>>
+// CHECK-NEXT:    nn.mul {{.*}} : tensor<256xcomplex<f32>>
+// CHECK:         nn.slice {{.*}} start = [0] limit = [67] stride = [1] : tensor<256xcomplex<f32>> -> tensor<67xcomplex<f32>>
+// CHECK-NOT:     nn.fft
+func.func @bluestein(%x: tensor<67xcomplex<f32>>) -> tensor<67xcomplex<f32>> {
+  %y = nn.fft %x type = "IFFT" length = [67] : tensor<67xcomplex<f32>> -> tensor<67xcomplex<f32>>
+  func.return %y : tensor<67xcomplex<f32>>
+}
+
+// -----
+
+// A 2-D transform: each axis in turn, the first moved last and back.
+// CHECK-LABEL: func.func @two_axes(%x: tensor<2x4x8xcomplex<f32>>) -> tensor<2x4x8xcomplex<f32>>
+// CHECK:         nn.transpose %x perm = [0, 2, 1] : tensor<2x4x8xcomplex<f32>> -> tensor<2x8x4xcomplex<f32>>
+// CHECK:         nn.matmul {{.*}} : (tensor<16x4xcomplex<f32>>, tensor<4x4xcomplex<f32>>) -> tensor<16x4xcomplex<f32>>
+// CHECK:         nn.transpose {{.*}} perm = [0, 2, 1] : tensor<2x8x4xcomplex<f32>> -> tensor<2x4x8xcomplex<f32>>
+// CHECK:         nn.matmul {{.*}} : (tensor<8x8xcomplex<f32>>, tensor<8x8xcomplex<f32>>) -> tensor<8x8xcomplex<f32>>
+func.func @two_axes(%x: tensor<2x4x8xcomplex<f32>>) -> tensor<2x4x8xcomplex<f32>> {
+  %y = nn.fft %x type = "FFT" length = [4, 8] : tensor<2x4x8xcomplex<f32>> -> tensor<2x4x8xcomplex<f32>>
+  func.return %y : tensor<2x4x8xcomplex<f32>>
+}
+
+// -----
+
+// Nothing to do: the program is unchanged.
+// CHECK-LABEL: func.func @no_fft(%x: tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %y = nn.exp %x : tensor<4xf32>
+// CHECK-NEXT:    func.return %y : tensor<4xf32>
+func.func @no_fft(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.exp %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
