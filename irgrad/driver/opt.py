@@ -189,7 +189,8 @@ class IrgradOptMain(xDSLOptMain):
                 self.timer.add("Verifier", time.perf_counter() - start)
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        """Verify with locations, then run the pipeline, verifying after every pass."""
+        """Verify with locations, then run the pipeline, verifying after every pass (unless
+        --verify-each=false, mlir-opt's switch: the input is verified all the same)."""
         self._verify(prog)
         checker = None
         if self.args.verify_each == "numeric":
@@ -209,7 +210,8 @@ class IrgradOptMain(xDSLOptMain):
                 label = name if name not in self.report_stages else f"{name} #{len(self.report_stages)}"
                 self.report_seconds[label] = time.perf_counter() - started
                 self.report_stages[label] = str(module)
-            self._verify(module)
+            if self.args.verify_each != "false":
+                self._verify(module)
             if checker is not None:
                 checker.check(module, name)
             if remaining and self.args.print_between_passes:

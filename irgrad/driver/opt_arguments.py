@@ -68,11 +68,13 @@ def register_arguments(arg_parser: argparse.ArgumentParser, is_pass: Callable[[s
         arg_parser.add_argument(flag, dest=dest, default=False, action="store_true", help=text)
     arg_parser.add_argument(
         "--verify-each",
-        choices=("structural", "numeric"),
+        choices=("structural", "numeric", "true", "false"),
         default="structural",
-        help="After every pass, verify the IR (structural, the default) and with 'numeric' also "
-        "run the public functions on the reference interpreter on random inputs, stopping at "
-        "the first pass that changes their results",
+        help="After every pass, verify the IR (structural, the default; 'true' is the same, as "
+        "mlir-opt spells it) and with 'numeric' also run the public functions on the reference "
+        "interpreter on random inputs, stopping at the first pass that changes their results; "
+        "'false' verifies the input only, as mlir-opt --verify-each=false (the verifier is about "
+        "half of a long pipeline's time)",
     )
     arg_parser.add_argument(
         VIEW_OP_GRAPH,
