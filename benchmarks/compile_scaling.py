@@ -12,6 +12,8 @@ and parsing a ~10 MB nn IR file. Goal: irgrad at most 2x jax.jit at every size.
 
 Run:  .venv/bin/python benchmarks/compile_scaling.py [--max-ops 10000] [--quick]
       (--quick: up to 1,000 ops, no IR-file figures); `run_all.py --only compile` runs it.
+      .venv/bin/python benchmarks/compile_scaling.py --profile 1000
+      (cProfile of the passes on the n-op gradient: call counts, then the top functions)
 """
 
 from __future__ import annotations
@@ -149,6 +151,37 @@ def parse_figure(work: str) -> str:
             f"({ops / seconds / 1000:.0f}k ops/s)")
 
 
+def profile_passes(n: int, top: int = 30) -> None:
+    """cProfile of the irgrad-cpu passes on the n-op gradient (after one unprofiled run, so
+    that lazy imports and caches are warm): the call counts that do not depend on the
+    machine's load, then the functions by own and by cumulative time."""
+    import cProfile
+    import pstats
+
+    os.environ["IRGRAD_CACHE_DIR"] = "off"
+    import irgrad as ig
+    from irgrad.frontend.stages import Lowered
+
+    program = ig.jit(ig.grad(lambda v: ig.sum(chain(v, n, ig.tanh)))).trace(_data())
+    Lowered(program, keep_stages=False)
+    profiler = cProfile.Profile()
+    cpu = time.process_time()
+    profiler.enable()
+    Lowered(program, keep_stages=False)
+    profiler.disable()
+    cpu = time.process_time() - cpu
+    stats = pstats.Stats(profiler)
+
+    def calls(name: str) -> int:
+        return sum(v[1] for k, v in stats.stats.items() if k[2] == name)  # type: ignore[attr-defined]
+
+    print(f"passes on the {n}-op gradient under cProfile: {cpu:.2f} s CPU, {stats.total_calls} calls "  # type: ignore[attr-defined]
+          f"(isinstance {calls('<built-in method builtins.isinstance>')}, abc __instancecheck__ "
+          f"{calls('__instancecheck__')})", flush=True)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumtime").print_stats(top)
+
+
 def table(rows: list[dict[str, Any]], sizes: list[int]) -> list[str]:
     import numpy as np
 
@@ -175,9 +208,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-ops", type=int, default=SIZES[-1])
     parser.add_argument("--quick", action="store_true", help="up to 1,000 ops, no IR-file figures")
+    parser.add_argument("--profile", type=int, metavar="N", help="cProfile the passes on the N-op gradient")
     parser.add_argument("--child", choices=["irgrad", "jax"], help=argparse.SUPPRESS)
     parser.add_argument("--sizes", help=argparse.SUPPRESS)
     opts = parser.parse_args()
+    if opts.profile:
+        profile_passes(opts.profile)
+        return 0
     if opts.child:
         sizes = [int(s) for s in opts.sizes.split(",")]
         (measure_irgrad if opts.child == "irgrad" else measure_jax)(sizes)
