@@ -200,12 +200,35 @@ def _compare(b: _Builder, op: nn.CompareOp, x: SSAValue, y: SSAValue) -> SSAValu
     return b.squeeze(b.select(b.cmp("eq", ar, br), b.cmp(direction, ai, bi), b.cmp(strict, ar, br)))
 
 
+def _real_embedding(pairs: np.ndarray) -> np.ndarray:
+    """The real (..., 2K, 2N) matrix E of a complex (..., K, N) matrix B given as (re, im) pairs,
+    with E[2k + a, 2n + c] = [[re, im], [-im, re]][a][c] of B[k, n]: x @ B on pairs (..., M, K, 2)
+    is reshape(x, (..., M, 2K)) @ E, already in pairs order."""
+    re, im = pairs[..., 0], pairs[..., 1]
+    blocks = np.stack([np.stack([re, im], axis=-1), np.stack([-im, re], axis=-1)], axis=-2)  # ..., K, N, 2, 2
+    k, n = re.shape[-2:]
+    lead = re.shape[:-2]
+    return np.ascontiguousarray(np.swapaxes(blocks, -3, -2).reshape(*lead, 2 * k, 2 * n))
+
+
 def _matmul(b: _Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    if isinstance(y.owner, nn.ConstantOp):
+        return _matmul_by_constant(b, x, from_attribute(y.owner.value))
     (ar, ai), (br, bi) = (tuple(b.squeeze(p) for p in b.parts(v)) for v in (x, y))
     mm = lambda p, q: b.emit(nn.MatmulOp(p, q))  # noqa: E731
     re = b.binary(nn.SubOp, mm(ar, br), mm(ai, bi))
     im = b.binary(nn.AddOp, mm(ar, bi), mm(ai, br))
     return b.join(b.unsqueeze(re), b.unsqueeze(im))
+
+
+def _matmul_by_constant(b: _Builder, x: SSAValue, pairs: np.ndarray) -> SSAValue:
+    """x @ B for a constant B: one real matmul by B's embedding (the same flops as the four
+    products of the parts, one GEMM, no slices of x or concatenation of the result)."""
+    shape = b.shape(x)  # ..., M, K, 2
+    rows = b.emit(nn.ReshapeOp(x, [*shape[:-2], 2 * shape[-2]]))
+    embedding = b.emit(nn.ConstantOp(to_attribute(_real_embedding(pairs))))
+    product = b.emit(nn.MatmulOp(rows, embedding))
+    return b.emit(nn.ReshapeOp(product, [*shape[:-3], shape[-3], pairs.shape[-2], 2]))
 
 
 def _convert(b: _Builder, op: nn.ConvertOp, x: SSAValue) -> SSAValue:
@@ -301,6 +324,8 @@ def _expand_op(op: Operation) -> SSAValue | None:
 
 
 def _unsupported(op: Operation) -> PassError:
+    if isinstance(op, nn.FftOp):  # expanded into complex matmuls first, by nn-expand-fft
+        return PassError("on complex values has no rule in nn-expand-complex: run nn-expand-fft before it", op)
     return PassError("on complex values has no rule in nn-expand-complex (it is not supported yet)", op)
 
 

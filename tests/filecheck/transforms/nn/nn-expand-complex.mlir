@@ -39,6 +39,21 @@ func.func @mul(%a: tensor<4xcomplex<f64>>, %b: tensor<4xcomplex<f64>>) -> tensor
 
 // -----
 
+// matmul by a constant: one real matmul of the pairs, as rows of 2K reals, by the constant's real
+// embedding E[2k + a, 2n + c] = [[re, im], [-im, re]][a][c]: for B = [[1 + 2i]], E = [[1, 2], [-2, 1]].
+// CHECK-LABEL: func.func @matmul_by_constant(%a: tensor<3x1x2xf32>) -> tensor<3x1x2xf32>
+// CHECK:         %[[R:.*]] = nn.reshape %a : tensor<3x1x2xf32> -> tensor<3x2xf32>
+// CHECK-NEXT:    %[[E:.*]] = nn.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [-2.000000e+00, 1.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT:    %[[P:.*]] = nn.matmul %[[R]], %[[E]] : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT:    %p = nn.reshape %[[P]] : tensor<3x2xf32> -> tensor<3x1x2xf32>
+func.func @matmul_by_constant(%a: tensor<3x1xcomplex<f32>>) -> tensor<3x1xcomplex<f32>> {
+  %b = nn.constant dense<[[(1.0, 2.0)]]> : tensor<1x1xcomplex<f32>>
+  %p = nn.matmul %a, %b : (tensor<3x1xcomplex<f32>>, tensor<1x1xcomplex<f32>>) -> tensor<3x1xcomplex<f32>>
+  func.return %p : tensor<3x1xcomplex<f32>>
+}
+
+// -----
+
 // Parts, construction and constants: real is a slice and a reshape; complex a concatenation;
 // a complex constant becomes its pairs.
 // CHECK-LABEL: func.func @parts(%x: tensor<2xf32>) -> tensor<2xf32>
