@@ -44,7 +44,7 @@ def _input(name: str, a: Any, fft_type: str) -> Tracer:
     if fft_type != "RFFT":
         return x if dtypes.is_complex(x.dtype) else lax.convert(x, dtypes.complex_of(x.dtype))
     if dtypes.is_complex(x.dtype):
-        raise DTypeError(f"fft.{name}: takes a real array, got dtype {x.dtype} (shape {x.shape}){user_site()}")
+        raise DTypeError(f"ig.fft.{name}: takes a real array, got dtype {x.dtype} (shape {x.shape}){user_site()}")
     return x if x.dtype in (dtypes.float32, dtypes.float64) else lax.convert(x, dtypes.float32)
 
 

@@ -17,7 +17,9 @@ def fft_reference(x: np.ndarray, fft_type: str, length: tuple[int, ...]) -> np.n
     """numpy.fft's transform of `x` that nn.fft of `fft_type` and `length` computes."""
     axes = tuple(range(x.ndim - len(length), x.ndim))
     if x.size == 0:  # numpy refuses empty transforms; JAX gives an empty result
-        return np.zeros(x.shape, x.dtype)
+        last = {"RFFT": length[-1] // 2 + 1, "IRFFT": length[-1]}.get(fft_type, x.shape[-1])
+        empty = np.zeros((*x.shape[:-1], last), x.dtype)
+        return empty.real if fft_type == "IRFFT" else empty
     if fft_type == "FFT":
         return np.fft.fftn(x, axes=axes)
     if fft_type == "IFFT":

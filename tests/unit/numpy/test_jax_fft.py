@@ -246,6 +246,17 @@ def test_fft_empty():
     out = ig.fft.fft(np.zeros((0,), np.complex64))
     np.testing.assert_array_equal(np.asarray(out), np.zeros((0,), np.complex64))
     assert np.asarray(ig.jit(ig.fft.fft)(np.zeros((0,), np.complex64))).shape == (0,)
+    # An empty batch keeps its transformed shapes: rfft halves, irfft restores n.
+    for run in (lambda f, a: f(a), lambda f, a: ig.jit(f)(a), _expanded):
+        half = run(ig.fft.rfft, np.zeros((0, 8), np.float32))
+        full = run(lambda a: ig.fft.irfft(a, n=8), np.zeros((0, 5), np.complex64))
+        assert (np.asarray(half).shape, np.asarray(half).dtype) == ((0, 5), np.complex64)
+        assert (np.asarray(full).shape, np.asarray(full).dtype) == ((0, 8), np.float32)
+
+
+def test_rfft_of_complex_is_a_dtype_error():
+    with pytest.raises(ig.DTypeError, match=r"ig.fft.rfft: takes a real array, got dtype complex128 \(shape \(4,\)\)"):
+        ig.fft.rfft(np.ones(4) + 1j)
 
 
 def _fft_name(inverse, real, hermitian):
