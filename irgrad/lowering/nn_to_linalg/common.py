@@ -13,6 +13,7 @@ compute. Bodies of
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -186,7 +187,14 @@ def wrap_and_clamp_index(b: Emitter, raw: SSAValue, size: int) -> SSAValue:
 
 
 def empty(b: Emitter, shape: Sequence[int], element: Attribute) -> SSAValue:
-    return b(tensor.EmptyOp([], TensorType(element, list(shape))))
+    return b(tensor.EmptyOp([], _tensor_type(element, tuple(shape))))
+
+
+@functools.lru_cache(maxsize=1024)
+def _tensor_type(element: Attribute, shape: tuple[int, ...]) -> TensorType:
+    """TensorType(element, shape), built once per (element, shape): types are immutable values,
+    and building one (with its verification) was a tenth of a large program's conversion."""
+    return TensorType(element, list(shape))
 
 
 def filled(b: Emitter, value: SSAValue, shape: Sequence[int]) -> SSAValue:
@@ -204,7 +212,10 @@ def affine_map(num_dims: int, results: Sequence[AffineExpr | int]) -> AffineMapA
     return AffineMapAttr(AffineMap(num_dims, 0, exprs))
 
 
+@functools.lru_cache(maxsize=64)
 def identity_map(rank: int) -> AffineMapAttr:
+    """The identity map of `rank` dimensions, built once per rank (an immutable attribute; every
+    elementwise op asks for it once per operand)."""
     return AffineMapAttr(AffineMap.identity(rank))
 
 
