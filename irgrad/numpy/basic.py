@@ -222,7 +222,12 @@ def tanh(x: Any) -> Tracer:
 
 @api
 def sigmoid(x: Any) -> Tracer:
-    return _unary_float(nn.SigmoidOp, x)
+    """The logistic 1 / (1 + e**-x) (`nn.sigmoid`). Complex: 1 / (1 + exp(-z)) from the complex
+    ops, JAX's lax.logistic formula (nn.sigmoid takes no complex values)."""
+    t = require_float("sigmoid", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        return complex_functions.logistic(t)
+    return lax.unary(nn.SigmoidOp, t)
 
 
 @api

@@ -16,6 +16,7 @@ from typing import Any
 
 from irgrad.tracing import dtypes
 from irgrad.numpy import basic as np_api
+from irgrad.numpy import complex_functions
 from irgrad.numpy.complex_functions import complex_parts, from_parts
 from irgrad.numpy.support import api, lift, operands, require_float, result_dtype
 from irgrad.numpy.elementwise_support import _const, _float, _stop
@@ -92,22 +93,36 @@ def _atan(t: Tracer) -> Tracer:
 
 @api
 def arctan(x: Any) -> Tracer:
-    """Inverse tangent (Cephes' rational approximation with range reduction; a few ulp)."""
-    return _atan(_float("arctan", x))
+    """Inverse tangent (Cephes' rational approximation with range reduction; a few ulp).
+    Complex: catrig's catan, -i atanh(iz) by Kahan's formulas (complex_functions.atan), numpy's
+    principal branch (cuts on the imaginary axis past +-i)."""
+    t = require_float("arctan", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        return complex_functions.atan(t)
+    return _atan(t)
 
 
 @api
 def arcsin(x: Any) -> Tracer:
     """atan(x / sqrt((1 - x)(1 + x))): 1 - x is exact near 1, so the argument keeps its
-    precision up to |x| = 1 (where it is inf and the result pi/2). NaN for |x| > 1."""
-    t = _float("arcsin", x)
+    precision up to |x| = 1 (where it is inf and the result pi/2). NaN for |x| > 1. Complex:
+    Hull, Fairgrieve and Tang's algorithm as FreeBSD's catrig (numpy's) writes it
+    (complex_functions.asin): no cancellation near the branch points +-1, no overflow far out;
+    numpy's principal branch (cuts on the real axis past +-1)."""
+    t = require_float("arcsin", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        return complex_functions.asin(t)
     return _atan(t / np_api.sqrt((1.0 - t) * (1.0 + t)))
 
 
 @api
 def arccos(x: Any) -> Tracer:
-    """2 atan(sqrt((1 - x) / (1 + x))): accurate near both ends (pi at x = -1, 0 at 1)."""
-    t = _float("arccos", x)
+    """2 atan(sqrt((1 - x) / (1 + x))): accurate near both ends (pi at x = -1, 0 at 1).
+    Complex: Hull, Fairgrieve and Tang's algorithm as catrig's cacos (complex_functions.acos);
+    numpy's principal branch (Re in [0, pi], cuts on the real axis past +-1)."""
+    t = require_float("arccos", lift(x), complex_ok=True)
+    if dtypes.is_complex(t.dtype):
+        return complex_functions.acos(t)
     return 2.0 * _atan(np_api.sqrt((1.0 - t) / (1.0 + t)))
 
 

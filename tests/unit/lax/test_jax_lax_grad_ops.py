@@ -157,7 +157,7 @@ LAX_GRAD_SPECIAL_VALUE_TESTS = [
 # Ops whose complex cases run; the complex cases of the others are skipped (not supported yet).
 COMPLEX_SUPPORTED = {
     "neg", "exp", "sin", "cos", "real", "imag", "conj", "abs", "add", "sub", "mul", "div", "exp2", "expm1", "log",
-    "log1p", "sinh", "cosh", "tanh", "tan", "pow", "sqrt", "rsqrt",
+    "log1p", "sinh", "cosh", "tanh", "tan", "pow", "sqrt", "rsqrt", "logistic",
 }
 COMPLEX = "irgrad does not take complex values in this op yet (docs/dialects/nn.md, 'Complex numbers')"
 # lax names irgrad does not provide, with why.

@@ -300,7 +300,8 @@ CASES = [case for record in RECORDS if record[0] not in MISSING for case in _rec
 # their complex cases (at least one complex operand) are sampled apart, so the real cases above
 # stay the same sample. The other records' complex cases wait for complex support (docs/api/python.md).
 COMPLEX_RECORDS = {
-    "abs", "add", "angle", "angle_deg", "conj", "conjugate", "cos", "cosh", "divide", "equal", "exp", "exp2",
+    "abs", "acos", "acosh", "add", "angle", "angle_deg", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctanh", "asin", "asinh", "atan", "atanh", "conj", "conjugate", "cos", "cosh", "divide", "equal", "exp", "exp2",
     "expm1", "expm1_large", "greater", "greater_equal", "imag", "iscomplex", "isreal", "isrealobj", "less",
     "less_equal", "log", "log10", "log1p", "log1p_large", "log2", "multiply", "negative", "not_equal", "pow",
     "power", "real", "reciprocal", "sign", "sin", "sinh", "sqrt", "square", "subtract", "tan", "tanh",
