@@ -9,13 +9,14 @@ matrix, so the work is in the backends' GEMMs and the IR is a few ops per factor
   row (recursively), a transpose to the output order;
 - a prime factor above `DIRECT_LIMIT` (no such r): Bluestein's chirp-z, a convolution with a chirp
   through two power-of-two transforms of length >= 2n - 1 and the chirp's precomputed spectrum.
-RFFT is the complex FFT of the real input, halved; IRFFT is Re(IFFT(c * X)) zero-padded to n, c = 1
-for the zero (and an even length's Nyquist) coefficient, else 2: pocketfft's c2r as an R-linear map.
+RFFT of an even length is one half-length complex FFT of the even and odd samples as (re, im) and
+an O(n) untangling; IRFFT of an even length the inverse of that, the imaginary parts of the zero and
+Nyquist coefficients dropped (pocketfft's c2r as an R-linear map). Odd lengths: the complex FFT of the
+real input, halved; Re(IFFT(c * X)) zero-padded to n, c = 1 for the zero coefficient, else 2.
 
 Constants (DFT matrices, twiddles, chirps) are computed in float64 with exponents reduced modulo n
-and rounded once to the operand's precision. Cost and accuracy against numpy.fft:
-docs/dialects/nn.md, "nn.fft", and benchmarks/fft.py. Written on irgrad/tracing alone: a pass
-builds its code on the tracing core, never on the user-facing library.
+and rounded once to the operand's precision. Speed against numpy.fft: benchmarks/fft.py. Written on
+irgrad/tracing alone: a pass builds its code on the tracing core, never on the library.
 """
 
 from __future__ import annotations
@@ -160,6 +161,63 @@ def _hermitian_weights(x: Tracer, n: int) -> Tracer:
     return lax.concatenate([weighted, zeros], x.ndim - 1)
 
 
+def _last_slice(x: Tracer, start: int, limit: int, stride: int = 1) -> Tracer:
+    lead = list(x.shape[:-1])
+    return lax.slice(x, [0] * len(lead) + [start], [*lead, limit], [1] * len(lead) + [stride])
+
+
+def _halves(x: Tracer) -> tuple[Tracer, Tracer]:
+    """The even and odd elements of the last axis (length 2h) as two (..., h) arrays."""
+    h = x.shape[-1] // 2
+    pairs = lax.reshape(x, (*x.shape[:-1], h, 2))
+    sliced = [lax.slice(pairs, [0] * (pairs.ndim - 1) + [k], [*pairs.shape[:-1], k + 1], [1] * pairs.ndim) for k in (0, 1)]
+    return lax.reshape(sliced[0], (*x.shape[:-1], h)), lax.reshape(sliced[1], (*x.shape[:-1], h))
+
+
+def _mirrored(values: Tracer) -> Tracer:
+    """conj(V[h - k]) for k = 0..h, of V of length h + 1: reversed (a stride -1 slice), conjugated."""
+    return lax.unary(nn.ConjOp, _last_slice(values, values.shape[-1] - 1, -1, -1))
+
+
+def _real_even_transform(x: Tracer) -> Tracer:
+    """RFFT of a real x of even length n = 2h along its last axis, by one h-point complex FFT of
+    z = x[0::2] + i x[1::2]: with Z = FFT(z) and R[k] = conj(Z[h - k]), X[k] = (Z + R) / 2 +
+    w^k (Z - R) / 2i for k = 0..h, w = exp(-2 pi i / n)."""
+    n = x.shape[-1]
+    even, odd = _halves(x)
+    z = lax.binary(nn.ComplexOp, even, odd)
+    spectrum = transform_last(z, False)
+    extended = lax.concatenate([spectrum, _last_slice(spectrum, 0, 1)], z.ndim - 1)  # Z[h] = Z[0]
+    mirrored = _mirrored(extended)
+    k = np.arange(n // 2 + 1)
+    half_twiddle = (-0.5j * _unit_roots(k, n, False, np.dtype(np.complex128))).astype(z.dtype)
+    sums = multiply(lax.binary(nn.AddOp, extended, mirrored), 0.5)
+    differences = multiply(lax.binary(nn.SubOp, extended, mirrored), constant(half_twiddle))
+    return lax.binary(nn.AddOp, sums, differences)
+
+
+def _real_even_inverse(x: Tracer, n: int) -> Tracer:
+    """n times IRFFT of (..., h + 1) coefficients to n = 2h reals (the inverse of the above): the
+    imaginary parts of X[0] and X[h] dropped (as pocketfft's c2r), Z[k] = (X + R) + i w^-k (X - R)
+    with R[k] = conj(X[h - k]) (twice the spectrum of x[0::2] + i x[1::2]), z = the unnormalized
+    h-point inverse of Z, (Re z, Im z) interleaved: n x."""
+    h = n // 2
+    ends = [lax.convert(_real_part(_last_slice(x, k, k + 1)), x.dtype) for k in (0, h)]
+    x = lax.concatenate([ends[0], _last_slice(x, 1, h), ends[1]], x.ndim - 1)
+    mirrored = _mirrored(x)
+    head = _last_slice(x, 0, h)
+    tail = _last_slice(mirrored, 0, h)
+    k = np.arange(h)
+    twiddle = (1j * _unit_roots(k, n, True, np.dtype(np.complex128))).astype(x.dtype)
+    z = lax.binary(
+        nn.AddOp, lax.binary(nn.AddOp, head, tail), multiply(lax.binary(nn.SubOp, head, tail), constant(twiddle))
+    )
+    y = transform_last(z, True)
+    parts = [lax.reshape(lax.unary(op, y), (*y.shape, 1)) for op in (nn.RealOp, nn.ImagOp)]
+    pairs = lax.concatenate(parts, y.ndim)
+    return lax.reshape(pairs, (*y.shape[:-1], n))
+
+
 def fft(x: Tracer, fft_type: str, length: tuple[int, ...]) -> Tracer:
     """What `nn.fft` of `fft_type` and `length` computes (irgrad/dialects/nn/fft.py), on `x`."""
     axes = list(range(x.ndim - len(length), x.ndim))
@@ -169,19 +227,21 @@ def fft(x: Tracer, fft_type: str, length: tuple[int, ...]) -> Tracer:
         for axis in axes:
             x = _along(x, axis, inverse)
         return _scaled(x, count) if inverse else x
-    if fft_type == "RFFT":
-        y = _complex(x)
-        for axis in reversed(axes):  # the last axis first, as numpy's rfftn
+    n = length[-1]
+    if fft_type == "RFFT":  # the last axis first, as numpy's rfftn
+        if n % 2 == 0 and n > 2:
+            y = _real_even_transform(x)
+        else:
+            y = _last_slice(transform_last(_complex(x), False), 0, n // 2 + 1)
+        for axis in axes[:-1]:
             y = _along(y, axis, False)
-            if axis == axes[-1]:
-                limit = [*y.shape[:-1], length[-1] // 2 + 1]
-                y = lax.slice(y, [0] * y.ndim, limit, [1] * y.ndim)
         return y
     assert fft_type == "IRFFT", fft_type
     for axis in axes[:-1]:
         x = _along(x, axis, True)
-    y = _real_part(_along(_hermitian_weights(x, length[-1]), axes[-1], True))
-    return _scaled(y, count)
+    if n % 2 == 0 and n > 2:
+        return _scaled(_real_even_inverse(x, n), count)
+    return _scaled(_real_part(transform_last(_hermitian_weights(x, n), True)), count)
 
 
 __all__ = ["DIRECT_LIMIT", "dft_matrix", "fft", "transform_last"]

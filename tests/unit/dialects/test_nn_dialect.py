@@ -342,6 +342,10 @@ INFERRED: list[Inferred] = [
     Inferred("imag_c128", (T(4, element=C128),), lambda a: nn.ImagOp(a[0]), T(4, element=f64)),
     Inferred("complex_f64", (T(4, element=f64),) * 2, lambda a: nn.ComplexOp(a[0], a[1]), T(4, element=C128)),
     Inferred("conj_c64", (T(element=C64),), lambda a: nn.ConjOp(a[0]), T(element=C64)),
+    # The Fourier transform: FFT keeps the type, RFFT halves the last axis, IRFFT restores it
+    Inferred("fft_2d_c64", (T(3, 4, 8, element=C64),), lambda a: nn.FftOp(a[0], "FFT", [4, 8]), T(3, 4, 8, element=C64)),
+    Inferred("rfft_f64", (T(2, 6, element=f64),), lambda a: nn.FftOp(a[0], "RFFT", [6]), T(2, 4, element=C128)),
+    Inferred("irfft_c128", (T(2, 4, element=C128),), lambda a: nn.FftOp(a[0], "IRFFT", [7]), T(2, 7, element=f64)),
     *(
         Inferred(f"{op.name}_c64", (T(3, element=C64),) * 2, lambda a, op=op: op(a[0], a[1]), T(3, element=C64))
         for op in (AddOp, SubOp, MulOp, DivOp)
@@ -366,7 +370,7 @@ def test_every_op_has_a_builder_case() -> None:
     built = {type(build(c.arg_types, c.make)[1]) for c in INFERRED}
     missing = {op.name for op in NN.operations} - {op.name for op in built}
     assert not missing, f"no builder case for {sorted(missing)}"
-    assert len(list(NN.operations)) == 59
+    assert len(list(NN.operations)) == 60
 
 
 # ---------------------------------------------------------------------------------------------

@@ -52,12 +52,18 @@ func.func @cooley_tukey(%x: tensor<128xcomplex<f64>>) -> tensor<128xcomplex<f64>
 
 // -----
 
-// RFFT: the complex transform of the real input, the non-negative half kept.
+// RFFT of an even length: the even and odd samples as one complex signal of half the length,
+// its 4-point DFT, then the untangling X = (Z + R) / 2 + w^k (Z - R) / 2i with R the mirrored,
+// conjugated spectrum (a stride -1 slice).
 // CHECK-LABEL: func.func @rfft(%x: tensor<3x8xf32>) -> tensor<3x5xcomplex<f32>>
-// CHECK-NEXT:    %[[Z:.*]] = nn.convert %x : tensor<3x8xf32> -> tensor<3x8xcomplex<f32>>
-// CHECK-NEXT:    %[[W:.*]] = nn.constant {{.*}} : tensor<8x8xcomplex<f32>>
-// CHECK-NEXT:    %[[F:.*]] = nn.matmul %[[Z]], %[[W]]
-// CHECK-NEXT:    %y = nn.slice %[[F]] start = [0, 0] limit = [3, 5] stride = [1, 1] : tensor<3x8xcomplex<f32>> -> tensor<3x5xcomplex<f32>>
+// CHECK-NEXT:    %[[P:.*]] = nn.reshape %x : tensor<3x8xf32> -> tensor<3x4x2xf32>
+// CHECK:         %[[Z:.*]] = nn.complex %{{.*}}, %{{.*}} : tensor<3x4xf32> -> tensor<3x4xcomplex<f32>>
+// CHECK:         %[[F:.*]] = nn.matmul %[[Z]], %{{.*}} : (tensor<3x4xcomplex<f32>>, tensor<4x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>>
+// CHECK:         %[[E:.*]] = nn.concatenate %[[F]], %{{.*}} dim = 1 : (tensor<3x4xcomplex<f32>>, tensor<3x1xcomplex<f32>>) -> tensor<3x5xcomplex<f32>>
+// CHECK-NEXT:    %[[REV:.*]] = nn.slice %[[E]] start = [0, 4] limit = [3, -1] stride = [1, -1]
+// CHECK-NEXT:    %[[R:.*]] = nn.conj %[[REV]] : tensor<3x5xcomplex<f32>>
+// CHECK:         %y = nn.add {{.*}} : tensor<3x5xcomplex<f32>>
+// CHECK-NOT:     tensor<3x8xcomplex<f32>>
 func.func @rfft(%x: tensor<3x8xf32>) -> tensor<3x5xcomplex<f32>> {
   %y = nn.fft %x type = "RFFT" length = [8] : tensor<3x8xf32> -> tensor<3x5xcomplex<f32>>
   func.return %y : tensor<3x5xcomplex<f32>>
@@ -65,19 +71,51 @@ func.func @rfft(%x: tensor<3x8xf32>) -> tensor<3x5xcomplex<f32>> {
 
 // -----
 
-// IRFFT: the coefficients weighted (1, 2, 2, 2, 1: the Nyquist one counted once for an even
-// length), zero-padded to 8, the inverse DFT's real part, the 1/8 scale.
+// RFFT of an odd length: the complex transform of the real input, the non-negative half kept.
+// CHECK-LABEL: func.func @rfft_odd(%x: tensor<3x7xf32>) -> tensor<3x4xcomplex<f32>>
+// CHECK-NEXT:    %[[Z:.*]] = nn.convert %x : tensor<3x7xf32> -> tensor<3x7xcomplex<f32>>
+// CHECK-NEXT:    %[[W:.*]] = nn.constant {{.*}} : tensor<7x7xcomplex<f32>>
+// CHECK-NEXT:    %[[F:.*]] = nn.matmul %[[Z]], %[[W]]
+// CHECK-NEXT:    %y = nn.slice %[[F]] start = [0, 0] limit = [3, 4] stride = [1, 1] : tensor<3x7xcomplex<f32>> -> tensor<3x4xcomplex<f32>>
+func.func @rfft_odd(%x: tensor<3x7xf32>) -> tensor<3x4xcomplex<f32>> {
+  %y = nn.fft %x type = "RFFT" length = [7] : tensor<3x7xf32> -> tensor<3x4xcomplex<f32>>
+  func.return %y : tensor<3x4xcomplex<f32>>
+}
+
+// -----
+
+// IRFFT of an even length, the inverse of the above: the zero and Nyquist coefficients' imaginary
+// parts dropped (nn.real, then back to complex), the half-length spectrum tangled, its 4-point
+// inverse, real and imaginary parts interleaved into 8 reals, the 1/8 scale.
 // CHECK-LABEL: func.func @irfft(%x: tensor<5xcomplex<f32>>) -> tensor<8xf32>
-// CHECK-NEXT:    %[[C:.*]] = nn.constant dense<[(1.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00), (1.000000e+00,0.000000e+00)]> : tensor<5xcomplex<f32>>
-// CHECK-NEXT:    %[[H:.*]] = nn.mul %x, %[[C]] : tensor<5xcomplex<f32>>
-// CHECK:         %[[P:.*]] = nn.concatenate %[[H]], %{{.*}} dim = 0 : (tensor<5xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<8xcomplex<f32>>
-// CHECK:         nn.matmul {{.*}} : (tensor<1x8xcomplex<f32>>, tensor<8x8xcomplex<f32>>) -> tensor<1x8xcomplex<f32>>
-// CHECK:         %[[RE:.*]] = nn.real %{{.*}} : tensor<8xcomplex<f32>> -> tensor<8xf32>
+// CHECK:         nn.real %{{.*}} : tensor<1xcomplex<f32>> -> tensor<1xf32>
+// CHECK:         %[[C:.*]] = nn.concatenate %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : (tensor<1xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<1xcomplex<f32>>) -> tensor<5xcomplex<f32>>
+// CHECK-NEXT:    nn.slice %[[C]] start = [4] limit = [-1] stride = [-1]
+// CHECK:         nn.matmul {{.*}} : (tensor<1x4xcomplex<f32>>, tensor<4x4xcomplex<f32>>) -> tensor<1x4xcomplex<f32>>
+// CHECK:         %[[I:.*]] = nn.concatenate %{{.*}}, %{{.*}} dim = 1 : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x2xf32>
+// CHECK-NEXT:    %[[R:.*]] = nn.reshape %[[I]] : tensor<4x2xf32> -> tensor<8xf32>
 // CHECK-NEXT:    %[[S:.*]] = nn.full 0.125 : tensor<8xf32>
-// CHECK-NEXT:    %y = nn.mul %[[RE]], %[[S]] : tensor<8xf32>
+// CHECK-NEXT:    %y = nn.mul %[[R]], %[[S]] : tensor<8xf32>
 func.func @irfft(%x: tensor<5xcomplex<f32>>) -> tensor<8xf32> {
   %y = nn.fft %x type = "IRFFT" length = [8] : tensor<5xcomplex<f32>> -> tensor<8xf32>
   func.return %y : tensor<8xf32>
+}
+
+// -----
+
+// IRFFT of an odd length: the coefficients weighted (1, 2, 2, 2: a coefficient and its mirror
+// image), zero-padded to 7, the inverse DFT's real part, the 1/7 scale.
+// CHECK-LABEL: func.func @irfft_odd(%x: tensor<4xcomplex<f32>>) -> tensor<7xf32>
+// CHECK-NEXT:    %[[C:.*]] = nn.constant dense<[(1.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00), (2.000000e+00,0.000000e+00)]> : tensor<4xcomplex<f32>>
+// CHECK-NEXT:    %[[H:.*]] = nn.mul %x, %[[C]] : tensor<4xcomplex<f32>>
+// CHECK:         nn.concatenate %[[H]], %{{.*}} dim = 0 : (tensor<4xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<7xcomplex<f32>>
+// CHECK:         nn.matmul {{.*}} : (tensor<1x7xcomplex<f32>>, tensor<7x7xcomplex<f32>>) -> tensor<1x7xcomplex<f32>>
+// CHECK:         %[[RE:.*]] = nn.real %{{.*}} : tensor<7xcomplex<f32>> -> tensor<7xf32>
+// CHECK-NEXT:    %[[S:.*]] = nn.full 0.142857{{[0-9]*}} : tensor<7xf32>
+// CHECK-NEXT:    %y = nn.mul %[[RE]], %[[S]] : tensor<7xf32>
+func.func @irfft_odd(%x: tensor<4xcomplex<f32>>) -> tensor<7xf32> {
+  %y = nn.fft %x type = "IRFFT" length = [7] : tensor<4xcomplex<f32>> -> tensor<7xf32>
+  func.return %y : tensor<7xf32>
 }
 
 // -----

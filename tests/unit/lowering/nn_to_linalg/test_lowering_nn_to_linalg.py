@@ -658,7 +658,7 @@ def test_contract_checker_wants_destination_passing_style() -> None:
 
 def test_pipelines_name_the_linalg_stage() -> None:
     assert STAGES["linalg"] == (
-        "nn-expand-complex,nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce,"
+        "nn-expand-fft,nn-expand-complex,nn-conv2d-to-im2col,autodiff,shard-erase-annotations,inline,symbol-dce,canonicalize,cse,dce,"
         "nn-expand-factorizations{references=false},convert-nn-to-linalg,linalg-generalize-upstream-ops"
     )
     module = build([tensor_type_for(values((2,), F32))], nn.SigmoidOp)
