@@ -10,8 +10,10 @@ cotangents carry a batch of M. Reverse mode suits few outputs, forward mode few 
 
 Shapes follow JAX: for an output leaf of shape `out` and a differentiated argument leaf of shape
 `in`, the block is `out + in`. The result has the output's structure, each leaf of it the
-structure of the differentiated arguments (a tuple when `argnums` is a tuple). Inputs and outputs
-must be floating point (integers have no derivative).
+structure of the differentiated arguments (a tuple when `argnums` is a tuple). Dtypes are checked
+as JAX checks them, with its messages: jacrev takes real and complex inputs and real outputs,
+jacfwd real inputs; `holomorphic=True` takes complex inputs and outputs of a holomorphic `fn`
+(blocks df/dz); jacrev's `allow_int=True` takes integer inputs (integer zero blocks, as JAX's).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from irgrad.tracing import dtypes
 from irgrad.numpy.support import api, dtype_of, lift, shape_of
 from irgrad.tracing.errors import DTypeError, user_site
 from irgrad.tracing.pytree import TreeDef, tree_flatten, tree_unflatten
-from irgrad.frontend.transforms import jvp, vjp
+from irgrad.frontend.transforms import (
+    check_input_dtype_revderiv, check_output_dtype_revderiv, jvp, vjp,
+)
 from irgrad.frontend.vmap import vmap
 
 
@@ -41,13 +45,44 @@ def _argnums(argnums: int | Sequence[int], count: int, name: str) -> list[int]:
     return [n % count for n in nums]
 
 
-def _require_float(name: str, what: str, leaves: Sequence[Any]) -> None:
-    for i, leaf in enumerate(leaves):
-        dtype = dtype_of(leaf)
-        if not dtypes.is_float(dtype):
+def _check_inputs(name: str, leaves: Sequence[Any], holomorphic: bool, allow_int: bool) -> None:
+    """JAX's input checks: jacrev takes real and complex inputs (integers with `allow_int`),
+    jacfwd real ones; with `holomorphic`, both only complex ones. JAX's messages."""
+    for leaf in leaves:
+        dtype, shape = dtype_of(leaf), tuple(shape_of(leaf))
+        if name == "jacrev":
+            check_input_dtype_revderiv(name, holomorphic, allow_int, dtype, shape)
+        elif holomorphic and not dtypes.is_complex(dtype):
             raise DTypeError(
-                f"{name} requires floating-point {what}, but {what[:-1]} leaf {i} has dtype {dtype} "
-                f"(shape {tuple(shape_of(leaf))}); integers and bools have no derivative{user_site()}"
+                f"jacfwd with holomorphic=True requires inputs with complex dtype, but got {np.dtype(dtype).name} "
+                f"(shape {shape}){user_site()}"
+            )
+        elif not holomorphic and not dtypes.is_float(dtype):
+            raise DTypeError(
+                f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got "
+                f"{np.dtype(dtype).name} (shape {shape}). For holomorphic differentiation, pass holomorphic=True. "
+                f"For differentiation of non-holomorphic functions involving complex inputs or integer inputs, "
+                f"use ig.jvp directly{user_site()}"
+            )
+
+
+def _check_outputs(name: str, leaves: Sequence[Any], holomorphic: bool) -> None:
+    """JAX's output checks: jacrev's are grad's (real outputs, complex ones with `holomorphic`);
+    jacfwd's outputs are complex with `holomorphic` and otherwise anything inexact (irgrad has no
+    float0 tangent for an integer output, so those are refused)."""
+    for leaf in leaves:
+        dtype, shape = dtype_of(leaf), tuple(shape_of(leaf))
+        if name == "jacrev":
+            check_output_dtype_revderiv(name, holomorphic, dtype, shape)
+        elif holomorphic and not dtypes.is_complex(dtype):
+            raise DTypeError(
+                f"jacfwd with holomorphic=True requires outputs with complex dtype, but got {np.dtype(dtype).name} "
+                f"(shape {shape}){user_site()}"
+            )
+        elif not dtypes.is_inexact(dtype):
+            raise DTypeError(
+                f"jacfwd requires real- or complex-valued outputs, but got {np.dtype(dtype).name} (shape {shape}); "
+                f"integer outputs have no tangent here (JAX's would be float0){user_site()}"
             )
 
 
@@ -82,13 +117,14 @@ class _Partial:
 
 
 def _differentiated(
-    name: str, fn: Callable[..., Any], args: Sequence[Any], argnums: int | Sequence[int], has_aux: bool
-) -> tuple[tuple[Any, ...], list[Any], TreeDef, _Partial]:
-    """The differentiated arguments, their leaves and tree (floats checked), and `fn` of them alone."""
+    name: str, fn: Callable[..., Any], args: Sequence[Any], argnums: int | Sequence[int], has_aux: bool,
+    holomorphic: bool, allow_int: bool = False,
+) -> tuple[tuple[Any, ...], list[Any], TreeDef, _Partial]:  # fmt: skip
+    """The differentiated arguments, their leaves and tree (dtypes checked), and `fn` of them alone."""
     nums = _argnums(argnums, len(args), name)
     diff = tuple(args[n] for n in nums)
     in_leaves, in_tree = tree_flatten(list(diff))
-    _require_float(name, "inputs", in_leaves)
+    _check_inputs(name, in_leaves, holomorphic, allow_int)
     return diff, in_leaves, in_tree, _Partial(fn, args, nums, has_aux)
 
 
@@ -103,19 +139,23 @@ def _assemble(
     return tree_unflatten(out_tree, per_output)
 
 
-def jacrev(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+def jacrev(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:  # fmt: skip
     """The Jacobian of `fn` w.r.t. `args[argnums]` by reverse mode: one pullback batched over the
-    rows of the output space's identity. With `has_aux`, returns `(jacobian, aux)`."""
+    rows of the output space's identity. With `has_aux`, returns `(jacobian, aux)`. JAX's
+    options: `holomorphic=True` for a holomorphic complex `fn` (complex inputs and outputs; the
+    blocks are df/dz, the pullback of the complex identity's rows), `allow_int=True` for integer
+    inputs, whose blocks are zeros of the input's integer dtype (JAX's jacrev gives the same)."""
 
     @functools.wraps(fn)
     def staged(*args: Any) -> Any:
-        diff, in_leaves, in_tree, partial = _differentiated("jacrev", fn, args, argnums, has_aux)
+        diff, in_leaves, in_tree, partial = _differentiated("jacrev", fn, args, argnums, has_aux, holomorphic, allow_int)
         if has_aux:
             out, pullback, aux = vjp(partial, *diff, has_aux=True)
         else:
             out, pullback = vjp(partial, *diff)
         out_leaves, out_tree = tree_flatten(out)
-        _require_float("jacrev", "outputs", out_leaves)
+        _check_outputs("jacrev", out_leaves, holomorphic)
         out_shapes = [tuple(shape_of(y)) for y in out_leaves]
         out_dtypes = [dtype_of(y) for y in out_leaves]
         rows = sum(math.prod(s) for s in out_shapes)
@@ -138,13 +178,16 @@ def jacrev(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bo
     return _staged_or_eager(staged)
 
 
-def jacfwd(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+def jacfwd(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:  # fmt: skip
     """The Jacobian of `fn` w.r.t. `args[argnums]` by forward mode: one pushforward batched over
-    the rows of the input space's identity. With `has_aux`, returns `(jacobian, aux)`."""
+    the rows of the input space's identity. With `has_aux`, returns `(jacobian, aux)`. Real
+    inputs (JAX's rule); `holomorphic=True` for a holomorphic complex `fn`, whose blocks are
+    df/dz (the pushforward of the complex identity's rows)."""
 
     @functools.wraps(fn)
     def staged(*args: Any) -> Any:
-        diff, in_leaves, in_tree, partial = _differentiated("jacfwd", fn, args, argnums, has_aux)
+        diff, in_leaves, in_tree, partial = _differentiated("jacfwd", fn, args, argnums, has_aux, holomorphic)
         in_shapes = [tuple(shape_of(x)) for x in in_leaves]
         in_dtypes = [dtype_of(x) for x in in_leaves]
         columns = sum(math.prod(s) for s in in_shapes)
@@ -156,7 +199,7 @@ def jacfwd(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bo
 
         # One leaf per output leaf, each (columns, *out_shape): move the batch to the end.
         tangent_leaves, out_tree = tree_flatten(vmap(push)(lift(basis)))
-        _require_float("jacfwd", "outputs", tangent_leaves)
+        _check_outputs("jacfwd", tangent_leaves, holomorphic)
         blocks = []
         for t in tangent_leaves:
             rank = len(t.shape) - 1
@@ -177,10 +220,12 @@ jacobian = jacrev
 """JAX's alias: `jacobian` is reverse mode."""
 
 
-def hessian(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+def hessian(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:  # fmt: skip
     """The Hessian of a scalar `fn`: `jacfwd(jacrev(fn))`, forward over reverse (one batched
-    forward sweep over the reverse sweep's IR). Blocks have shape `in_i + in_j`."""
-    return jacfwd(jacrev(fn, argnums, has_aux), argnums, has_aux)
+    forward sweep over the reverse sweep's IR). Blocks have shape `in_i + in_j`; `holomorphic`
+    passes to both, as in JAX."""
+    return jacfwd(jacrev(fn, argnums, has_aux, holomorphic=holomorphic), argnums, has_aux, holomorphic=holomorphic)
 
 
 def _staged_or_eager(staged: Callable[..., Any]) -> Callable[..., Any]:

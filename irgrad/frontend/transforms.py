@@ -13,6 +13,7 @@ program and runs it on the reference interpreter (see `irgrad.numpy.support.api`
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -53,14 +54,86 @@ def _argnum_leaves(args: Sequence[Any], argnums: int | Sequence[int]) -> tuple[l
     return ordered, tree, single
 
 
-def _check_differentiable(name: str, traced: TracedFunction, positions: Sequence[int]) -> None:
-    for p in positions:
-        aval = traced.in_avals[p]
-        if not dtypes.is_inexact(aval.dtype):
+FLOAT0 = np.dtype([("float0", np.void, 0)])
+"""JAX's float0 (`jax.dtypes.float0`): the dtype of the zero gradients of integer inputs that
+`grad(allow_int=True)` returns, as numpy arrays (the IR has no such type, so they are made
+outside the traced program)."""
+
+
+def check_input_dtype_revderiv(name: str, holomorphic: bool, allow_int: bool, dtype: Any, shape: Any) -> None:
+    """JAX's `_check_input_dtype_revderiv` for grad, value_and_grad and jacrev: complex inputs
+    with `holomorphic`; integer and bool inputs only with `allow_int` (their gradient is float0
+    zeros). The messages are JAX's, with the shape and the user's line."""
+    dtype = np.dtype(dtype)
+    if holomorphic and not dtypes.is_complex(dtype):
+        raise DTypeError(
+            f"{name} with holomorphic=True requires inputs with complex dtype, but got {dtype.name} "
+            f"(shape {tuple(shape)}){user_site()}"
+        )
+    if not dtypes.is_inexact(dtype) and not allow_int:
+        raise DTypeError(
+            f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+            f"np.inexact), but got {dtype.name} (shape {tuple(shape)}). If you want to use Boolean- or "
+            f"integer-valued inputs, use vjp or set allow_int to True{user_site()}"
+        )
+
+
+def check_output_dtype_revderiv(name: str, holomorphic: bool, dtype: Any, shape: Any) -> None:
+    """JAX's `_check_output_dtype_revderiv`: a complex output needs `holomorphic` (a real loss
+    otherwise: the gradient of a complex output is not defined without saying which), and with
+    it the output must be complex; integer outputs have no derivative."""
+    dtype = np.dtype(dtype)
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
             raise DTypeError(
-                f"{name} requires floating-point inputs, but flat argument {p} has dtype "
-                f"{aval.dtype} (shape {aval.shape}); integer and bool inputs have no gradient{user_site()}"
+                f"{name} with holomorphic=True requires outputs with complex dtype, but got "
+                f"{dtype.name} (shape {tuple(shape)}){user_site()}"
             )
+    elif dtypes.is_complex(dtype):
+        raise DTypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+            f"but got {dtype.name} (shape {tuple(shape)}). For holomorphic differentiation, pass "
+            f"holomorphic=True. For differentiation of non-holomorphic functions involving complex "
+            f"outputs, use ig.vjp directly{user_site()}"
+        )
+    elif not dtypes.is_float(dtype):
+        raise DTypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+            f"but got {dtype.name} (shape {tuple(shape)}). For differentiation of functions with "
+            f"integer outputs, use ig.vjp directly{user_site()}"
+        )
+
+
+def _check_scalar(out_avals: Sequence[Any], has_aux: bool) -> None:
+    """JAX's `_check_scalar`: grad's function returns one scalar (the first output with has_aux)."""
+    if not has_aux and len(out_avals) != 1:
+        raise TypeError(
+            f"grad requires a scalar output; the function returned {len(out_avals)} values "
+            f"(use has_aux=True to return auxiliary data){user_site()}"
+        )
+    shape = tuple(out_avals[0].shape) if out_avals else None
+    if shape != ():
+        extract = ""
+        if shape is not None and math.prod(shape) == 1:
+            extract = "extract the scalar with output.reshape(())" + (" or output[0]" if len(shape) == 1 else "") + ", "
+        raise TypeError(
+            f"Gradient only defined for scalar-output functions. Output had shape: {shape}. To get "
+            f"the gradient, {extract}reduce the output to a scalar with output.sum(), or use "
+            f"ig.jacobian to differentiate a function with a non-scalar output{user_site()}"
+        )
+
+
+def float0_for_integers(tree: Any) -> Any:
+    """The integer and bool leaves of a gradient tree (the zeros of `allow_int`'s integer inputs;
+    a float input's gradient is never integer) as float0 zeros of their shape, as JAX returns.
+    Under a trace (`ig.jit`) they stay integer zeros: the IR has no float0 type to return."""
+    from irgrad.numpy.support import dtype_of, shape_of
+
+    if current_frame() is not None:
+        return tree
+    leaves, treedef = tree_flatten(tree)
+    out = [np.zeros(tuple(shape_of(g)), FLOAT0) if not dtypes.is_inexact(dtype_of(g)) else g for g in leaves]
+    return tree_unflatten(treedef, out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,8 +141,14 @@ def _check_differentiable(name: str, traced: TracedFunction, positions: Sequence
 # ---------------------------------------------------------------------------------------------
 
 
-def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
-    """`(value, grad)` of a scalar-valued `fn` w.r.t. `args[argnums]` (pytrees allowed).
+def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:  # fmt: skip
+    """`(value, grad)` of a scalar-valued `fn` w.r.t. `args[argnums]` (pytrees allowed), with
+    JAX's checks and options: a real output (a complex input's gradient is then dL/dx - i dL/dy);
+    with `holomorphic=True`, complex inputs and output and the gradient f'(z), the VJP with
+    cotangent 1 (no conjugation); with `allow_int=True`, integer and bool inputs, whose gradient
+    is float0 zeros (numpy arrays of `FLOAT0`, made outside the traced program; under `ig.jit`,
+    integer zeros of the input's dtype).
 
     Keyword arguments are passed through and not differentiated, as in JAX.
     """
@@ -80,7 +159,9 @@ def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has
         positions, grad_tree, _ = _argnum_leaves(args, argnums)
         bound = functools.partial(fn, **kwargs) if kwargs else fn
         traced = trace_child(bound, args, name=function_name(fn, "fn"))
-        _check_differentiable("grad", traced, positions)
+        for p in positions:
+            a = traced.in_avals[p]
+            check_input_dtype_revderiv("grad", holomorphic, allow_int, a.dtype, a.shape)
         if has_aux and (traced.out_tree.kind != "tuple" or len(traced.out_tree.children) != 2):
             raise TypeError(
                 f"grad with has_aux=True needs fn to return a pair (value, aux), got "
@@ -88,42 +169,51 @@ def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has
             )
         # With has_aux, fn returns (value, aux): the value is the first flat output.
         out_leaves = traced.out_avals
-        if len(out_leaves) < 1 or out_leaves[0].shape != () or not dtypes.is_float(out_leaves[0].dtype):
-            raise TypeError(
-                f"grad requires a function returning a float scalar, got outputs "
-                f"{[(a.shape, str(a.dtype)) for a in out_leaves]}{user_site()}"
-            )
-        if not has_aux and len(out_leaves) != 1:
-            raise TypeError(
-                f"grad requires a scalar output; the function returned {len(out_leaves)} values "
-                f"(use has_aux=True to return auxiliary data){user_site()}"
-            )
+        _check_scalar(out_leaves, has_aux)
+        check_output_dtype_revderiv("grad", holomorphic, out_leaves[0].dtype, out_leaves[0].shape)
         operands = call_operands(traced, leaves)
         callee = traced.func_op
-        if has_aux:
-            # A vjp with cotangent 1 for the value and zeros for the auxiliary outputs.
+        inexact = [p for p in positions if dtypes.is_inexact(traced.in_avals[p].dtype)]
+        if has_aux or holomorphic or len(inexact) != len(positions):
+            # A vjp with cotangent 1 for the value (of its dtype: complex 1 gives f'(z)) and
+            # zeros for the auxiliary outputs.
             cts = [full((), 1.0, out_leaves[0].dtype).value]
             cts += [full(a.shape, 0, a.dtype).value for a in out_leaves[1:]]
-            op = ad.VJPOp(callee, operands, cts, positions)
+            op = ad.VJPOp(callee, operands, cts, inexact)
             results = emit_results(op)
-            outs, grads = results[: len(out_leaves)], results[len(out_leaves) :]
+            outs, found = results[: len(out_leaves)], iter(results[len(out_leaves) :])
         else:
             op = ad.ValueAndGradOp(callee, operands, positions)
             results = emit_results(op)
-            outs, grads = results[:1], results[1:]
+            outs, found = results[:1], iter(results[1:])
+        # Integer inputs (allow_int): integer zeros here, float0 outside the program.
+        grads = [next(found) if p in inexact else full(traced.in_avals[p].shape, 0, traced.in_avals[p].dtype)
+                 for p in positions]  # fmt: skip
         for k, g in zip(positions, grads):
-            if isinstance(leaves[k], Tracer) and leaves[k].weak:
+            if k in inexact and isinstance(leaves[k], Tracer) and leaves[k].weak:
                 g.frame.mark_weak(g)  # the cotangent of a weakly typed input is weak, as in JAX
         out = tree_unflatten(traced.out_tree, outs)
         grad = tree_unflatten(grad_tree, grads)
         return (out, grad)
 
-    return eager_capable(staged)
+    vg = eager_capable(staged)
+    if not allow_int:
+        return vg
+
+    @functools.wraps(fn)
+    def with_float0(*args: Any, **kwargs: Any) -> Any:
+        value, gradient = vg(*args, **kwargs)
+        return value, float0_for_integers(gradient)
+
+    return with_float0
 
 
-def grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
-    """The gradient of a scalar-valued `fn`; with `has_aux`, returns `(grad, aux)` as JAX does."""
-    vg = value_and_grad(fn, argnums, has_aux)
+def grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:  # fmt: skip
+    """The gradient of a scalar-valued `fn`; with `has_aux`, returns `(grad, aux)` as JAX does.
+    `holomorphic` and `allow_int` as in `value_and_grad` (and JAX): f'(z) of a holomorphic
+    complex function; float0 zeros for integer inputs."""
+    vg = value_and_grad(fn, argnums, has_aux, holomorphic=holomorphic, allow_int=allow_int)
 
     @functools.wraps(fn)
     def g(*args: Any, **kwargs: Any) -> Any:
