@@ -16,7 +16,7 @@ import numpy as np
 
 from irgrad.numpy import basic as np_api
 from irgrad.numpy.basic import expm1
-from irgrad.numpy import complex_functions
+from irgrad.numpy import complex_inverse
 from irgrad.numpy.complex_functions import complex_parts, from_parts
 from irgrad.numpy.support import api, lift, require_float
 from irgrad.numpy.elementwise_support import dtypes_finfo
@@ -80,11 +80,11 @@ def arcsinh(x: Any) -> Tracer:
     """Inverse hyperbolic sine: log1p(|x| + x**2 / (1 + sqrt(1 + x**2))) for |x| <= 2,
     log(2|x| + 1 / (|x| + sqrt(x**2 + 1))) up to 2**28 (float64), log(|x|) + log(2) beyond;
     odd, with -0.0 kept. Complex: Hull, Fairgrieve and Tang's algorithm as FreeBSD's catrig
-    (numpy's) writes it (complex_functions.asinh), numpy's principal branch (cuts on the
+    (numpy's) writes it (complex_inverse.asinh), numpy's principal branch (cuts on the
     imaginary axis past +-i)."""
     t = require_float("arcsinh", lift(x), complex_ok=True)
     if dtypes.is_complex(t.dtype):
-        return complex_functions.asinh(t)
+        return complex_inverse.asinh(t)
     a = np_api.abs(t)
     far = a > _far_threshold(t.dtype)
     mid = (a > 2.0) & ~far
@@ -104,11 +104,11 @@ def arccosh(x: Any) -> Tracer:
     """Inverse hyperbolic cosine, for x >= 1 (NaN below): log1p(u + sqrt(2u + u**2)) with
     u = x - 1 (exact) up to 2, log(2x - 1 / (x + sqrt(x**2 - 1))) up to 2**28 (float64),
     log(x) + log(2) beyond. The derivative at 1 is infinite. Complex: catrig's cacosh from the
-    complex arccos (complex_functions.acosh), numpy's principal branch (Re >= 0, the cut on
+    complex arccos (complex_inverse.acosh), numpy's principal branch (Re >= 0, the cut on
     the real axis below 1)."""
     t = require_float("arccosh", lift(x), complex_ok=True)
     if dtypes.is_complex(t.dtype):
-        return complex_functions.acosh(t)
+        return complex_inverse.acosh(t)
     far = t > _far_threshold(t.dtype)
     mid = (t > 2.0) & ~far
     r_far = np_api.log(np_api.where(far, t, 1.0)) + math.log(2.0)
@@ -123,11 +123,11 @@ def arccosh(x: Any) -> Tracer:
 def arctanh(x: Any) -> Tracer:
     """Inverse hyperbolic tangent: log1p(2a + 2a**2 / (1 - a)) / 2 for a = |x| < 1/2,
     log1p(2a / (1 - a)) / 2 from 1/2 on (1 - a is exact there); +-inf at +-1, NaN beyond; odd,
-    with -0.0 kept. Complex: catrig's catanh, Kahan's formulas (complex_functions.atanh),
+    with -0.0 kept. Complex: catrig's catanh, Kahan's formulas (complex_inverse.atanh),
     numpy's principal branch (cuts on the real axis past +-1)."""
     t = require_float("arctanh", lift(x), complex_ok=True)
     if dtypes.is_complex(t.dtype):
-        return complex_functions.atanh(t)
+        return complex_inverse.atanh(t)
     a = np_api.abs(t)
     near = a < 0.5
     an = np_api.where(near, a, 0.0)
