@@ -2,7 +2,7 @@
 
 Control flow and transforms (cond, fori_loop, while_loop, scan, switch, map,
 associative_scan, stop_gradient), dynamic slicing, top_k, clamp, select/select_n,
-integer_pow, cumulative reductions with lax's signature (cumsum/cumprod/cummax/cummin(operand,
+integer_pow, asinh/acosh/atanh, cumulative reductions with lax's signature (cumsum/cumprod/cummax/cummin(operand,
 axis=0, reverse=False)), and the elementwise ops whose lax semantics are numpy's (lax.add is
 ig.add, lax.logistic is ig.sigmoid, lax.rem is ig.fmod, ...), and lax's structural ops with
 lax's signatures (slice, rev, pad with interior padding, dot_general, sort with several
@@ -80,7 +80,7 @@ from irgrad.numpy.basic import (
 )
 from irgrad.numpy.arithmetic import cbrt, fmod as rem, reciprocal
 from irgrad.numpy.exponents import exp2
-from irgrad.numpy.hyperbolic import cosh, sinh
+from irgrad.numpy.hyperbolic import arccosh as acosh, arcsinh as asinh, arctanh as atanh, cosh, sinh
 from irgrad.numpy.rounding import ceil
 from irgrad.numpy.trigonometric import (
     arccos as acos,
@@ -93,7 +93,7 @@ from irgrad.numpy.shape import concatenate, transpose
 from irgrad.numpy.custom_derivatives import stop_gradient
 
 __all__ = [
-    "abs", "acos", "add", "asin", "associative_scan", "atan", "atan2", "bitwise_and", "bitwise_not",
+    "abs", "acos", "acosh", "add", "asin", "asinh", "associative_scan", "atan", "atan2", "atanh", "bitwise_and", "bitwise_not",
     "bitwise_or", "bitwise_xor", "cbrt", "ceil", "clamp", "concatenate", "cond", "cos", "cosh",
     "cummax", "cummin", "cumprod", "cumsum", "dynamic_index_in_dim", "dynamic_slice",
     "dynamic_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_update_slice",

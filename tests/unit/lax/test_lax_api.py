@@ -454,3 +454,18 @@ def test_lax_namespace_and_top_level_names():
     assert not hasattr(ig, "map")  # lax.map only: it would shadow the builtin under `import *`
     np.testing.assert_allclose(lax.logistic(np.zeros(2)), [0.5, 0.5])
     np.testing.assert_array_equal(lax.rem(np.array([-7, 7], np.int32), np.int32(3)), [-1, 1])
+
+
+@pytest.mark.parametrize("name", ["asinh", "acosh", "atanh"])
+def test_inverse_hyperbolic_names_are_jax_lax_values(name):
+    """lax.asinh/acosh/atanh: numpy's arcsinh/arccosh/arctanh under lax's names, real and
+    complex, values and first derivatives against jax.lax."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    real = np.array([0.25, 0.5, 0.75]) + (1.5 if name == "acosh" else 0.0)
+    z = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    ours, theirs = getattr(lax, name), getattr(jax.lax, name)
+    for x in (real, z):
+        np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-12)
+    g = ig.grad(lambda x: ig.sum(ours(x)))(real)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(jax.grad(lambda x: jax.numpy.sum(theirs(x)))(real)), rtol=1e-12)
