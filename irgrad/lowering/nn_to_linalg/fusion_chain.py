@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.dialects.builtin import AffineMapAttr, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -50,6 +50,42 @@ _FOREVER = None
 _MANY = 8
 """Live uses counted exactly up to this many: a value every generic uses (the one
 `tensor.empty` cse leaves) is not walked in full for each consumer."""
+
+
+class _Producer:
+    """What the rules ask of a producer generic, read once: xDSL's `op.inputs` and
+    `op.outputs` decode the operand segment sizes at every read, and a producer is looked
+    at by `_may_fuse` (often more than once) and then by `_fuse_generic`. Valid while the
+    producer is unchanged: a chain fusion rewrites only the consumer's block, and a
+    producer whose body it moves is dead, never looked at again."""
+
+    __slots__ = ("inputs", "outputs", "maps", "result", "body", "fusable", "inverse", "has_index",
+                 "data_movement")
+
+    def __init__(self, op: linalg.GenericOp):
+        self.inputs = tuple(op.inputs)
+        self.outputs = tuple(op.outputs)
+        results = op.results
+        self.maps = indexing_maps(op)
+        self.result = results[0] if len(results) == 1 else None
+        self.body = body_ops(op)
+        # on_tensors and all_parallel with one result: rule 3's kind of producer.
+        self.fusable = (
+            self.result is not None
+            and len(self.outputs) == 1
+            and isinstance(self.outputs[0].type, TensorType)
+            and all_parallel(op)
+        )
+        self.inverse: AffineMap | None = None
+        self.has_index = False
+        self.data_movement = False
+        if self.fusable:
+            (out_map,) = self.maps[len(self.inputs) :]
+            if is_permutation(out_map):
+                self.inverse = out_map.inverse_permutation()
+                assert self.inverse is not None
+            self.has_index = any(isinstance(o, linalg.IndexOp) for body_op in self.body for o in body_op.walk())
+            self.data_movement = is_data_movement(op)
 
 
 def _move_arg(arg: BlockArgument, position: int) -> None:
@@ -96,6 +132,7 @@ class ChainFusion:
         self.refused: dict[BlockArgument, SSAValue | None] = {}
         self.refused_on: dict[SSAValue, list[BlockArgument]] = {}
         self.recheck: set[BlockArgument] = set()
+        self.producers: dict[Operation, _Producer] = {}
         self.start = 0
         self.fused = False
 
@@ -164,6 +201,12 @@ class ChainFusion:
 
     # -- which input next ---------------------------------------------------------------------
 
+    def _producer(self, op: linalg.GenericOp) -> _Producer:
+        facts = self.producers.get(op)
+        if facts is None:
+            facts = self.producers[op] = _Producer(op)
+        return facts
+
     def _refuse(self, arg: BlockArgument, used: SSAValue | None) -> None:
         """Skip `arg` until `used` (its producer's result) has no other user; for good if None."""
         self.refused[arg] = used
@@ -182,21 +225,23 @@ class ChainFusion:
         if not isinstance(producer, linalg.GenericOp):
             self._refuse(arg, _FOREVER)
             return False
-        if len(producer.res) != 1 or not on_tensors(producer) or not all_parallel(producer):
+        facts = self._producer(producer)
+        if not facts.fusable:
             self._refuse(arg, _FOREVER)
             return False
-        if not self._maps_allow(arg, producer):
+        if not self._maps_allow(arg, facts):
             self._refuse(arg, _FOREVER)
             return False
-        if is_data_movement(producer):
+        if facts.data_movement:
             return True
         if producer.parent_block() is not self.parent_block:
             self._refuse(arg, _FOREVER)
             return False
-        if self._live_uses(producer.res[0]):
-            self._refuse(arg, producer.res[0])
+        assert facts.result is not None
+        if self._live_uses(facts.result):
+            self._refuse(arg, facts.result)
             return False
-        if self.max_body_ops is not None and self.body_size + len(body_ops(producer)) > self.max_body_ops:
+        if self.max_body_ops is not None and self.body_size + len(facts.body) > self.max_body_ops:
             self._refuse(arg, _FOREVER)  # bodies only grow
             return False
         if recompute_factor(self.op, self.map_of[arg], self.ranges) > 1 and not is_cheap(
@@ -212,16 +257,14 @@ class ChainFusion:
         consumer's reads of the table's inputs as real uses."""
         return sole_consumer(producer, consumer, self.dead) and not self.count[producer.res[0]]
 
-    def _maps_allow(self, arg: BlockArgument, producer: linalg.GenericOp) -> bool:
+    def _maps_allow(self, arg: BlockArgument, facts: _Producer) -> bool:
         """fuse_generic's map rules (3; 7 always holds here)."""
-        (out_map,) = output_maps(producer)
-        if not is_permutation(out_map):
+        if facts.inverse is None:
             return False
-        inverse = out_map.inverse_permutation()
-        assert inverse is not None
-        to_producer = inverse.compose(self.map_of[arg])
-        has_index = any(isinstance(o, linalg.IndexOp) for op in body_ops(producer) for o in op.walk())
-        return not has_index or all(materializable(e) for e in to_producer.results)
+        if not facts.has_index:
+            return True
+        to_producer = facts.inverse.compose(self.map_of[arg])
+        return all(materializable(e) for e in to_producer.results)
 
     def _next(self) -> BlockArgument | None:
         """The first input whose producer may be fused in, as fuse_step would pick it."""
@@ -276,18 +319,19 @@ class ChainFusion:
         unused), its body in front of the consumer's."""
         index = arg.index
         operand_map = self.map_of[arg]
-        (out_map,) = output_maps(producer)
-        inverse = out_map.inverse_permutation()
-        assert inverse is not None
+        facts = self._producer(producer)
+        inverse = facts.inverse
+        assert inverse is not None and facts.result is not None
         to_producer = inverse.compose(operand_map)
-        p_body = body_ops(producer)
+        p_body = facts.body
         p_args = producer.body.block.args
-        p_in = len(producer.inputs)
-        p_maps = indexing_maps(producer)
-        fused_in = [FusedInput(producer.inputs[j], p_maps[j].compose(to_producer), p_args[j]) for j in range(p_in)]
+        p_inputs = facts.inputs
+        p_in = len(p_inputs)
+        p_maps = facts.maps
+        fused_in = [FusedInput(p_inputs[j], p_maps[j].compose(to_producer), p_args[j]) for j in range(p_in)]
         if p_args[p_in].uses:
-            fused_in.append(FusedInput(producer.outputs[0], operand_map, p_args[p_in]))
-        result = producer.res[0]
+            fused_in.append(FusedInput(facts.outputs[0], operand_map, p_args[p_in]))
+        result = facts.result
         move = self.count[result] == 1 and not self._live_uses(result)
         self._remove(arg)  # the fused operand leaves the table (its argument goes last)
 

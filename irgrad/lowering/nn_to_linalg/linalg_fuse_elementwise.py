@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -123,19 +123,22 @@ def check_yields(module: ModuleOp) -> None:
     the outputs' element types (MLIR's verifier rejects it, xDSL's does not). Fusion puts the
     yielded value in place of the consumer's block argument, so a mismatch would surface as a
     type error in the consumer's body, far from its cause."""
-    for op in module.walk():
-        if not isinstance(op, linalg.GenericOp) or not on_tensors(op):
+    for op in walk_ops(module):
+        if not isinstance(op, linalg.GenericOp):
             continue
+        outputs = op.outputs  # decoded from the segment sizes at every read: read once
+        if len(op.res) != len(outputs) or not all(isinstance(v.type, TensorType) for v in outputs):
+            continue  # not on tensors (fusion_rules.on_tensors)
         yield_op = op.body.block.last_op
         if not isinstance(yield_op, linalg.YieldOp):
             continue
-        if len(yield_op.operands) != len(op.outputs):
+        if len(yield_op.operands) != len(outputs):
             raise PassError(
                 f"expected number of yield values ({len(yield_op.operands)}) to match the "
-                f"number of outs operands of the enclosing linalg.generic ({len(op.outputs)})",
+                f"number of outs operands of the enclosing linalg.generic ({len(outputs)})",
                 yield_op,
             )
-        for k, (value, out) in enumerate(zip(yield_op.operands, op.outputs), start=1):
+        for k, (value, out) in enumerate(zip(yield_op.operands, outputs), start=1):
             element = out.type.get_element_type()  # pyright: ignore[reportAttributeAccessIssue]
             if value.type != element:
                 raise PassError(
