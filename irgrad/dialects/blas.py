@@ -17,7 +17,7 @@ IREE's microkernels) with the contract spelled out as an op.
 means C is only written. Every memref is 2-D, f32 or f64 (all the same), with static shapes and
 unit stride in the last dimension.
 
-The LAPACK ops (potrf, trsm, getrf, syevd, gesdd, geqrf) each work on one 2-D matrix.
+The LAPACK ops (potrf, trsm, getrf, syevd, geev, gesdd, geqrf) each work on one 2-D matrix.
 Their forms and contracts: docs/dialects/blas.md, "irgrad/dialects/blas.py".
 """
 
@@ -296,6 +296,47 @@ class SyevdOp(IRDLOperation):
         _check_vector(self, "w", self.w.type, a.get_shape()[0], a.get_element_type())
 
 
+def _check_pairs(op: IRDLOperation, name: str, t: Attribute, shape: tuple[int, ...], element: Attribute) -> None:
+    """A memref<shape x element> in the (re, im) pairs layout: static strides, the last two 2 and 1
+    (w (n x 2) contiguous; v's rows of pairs contiguous, its row stride free: a subview of a batch)."""
+    assert isinstance(t, MemRefType)
+    if tuple(t.get_shape()) != shape or t.get_element_type() != element:
+        raise VerifyException(f"'{op.name}' op {name} must be memref<{'x'.join(map(str, shape))}x{element}>, got {t}")
+    strides = unit_strides_last(t)
+    if strides is None or (len(strides) > 1 and strides[-2] != 2):
+        raise VerifyException(f"'{op.name}' op {name} needs static strides ending in [2, 1] (rows of pairs), got {t}")
+
+
+@irdl_op_definition
+class GeevOp(IRDLOperation):
+    """Eigenvalues and right eigenvectors of the real n x n A (LAPACK xGEEV, jobvl = 'N', jobvr =
+    'V', row-major), as (re, im) pairs: `w` (n x 2) the eigenvalues in geev's order, `v` (n x n
+    x 2) the eigenvectors as columns, each of unit 2-norm with its largest component real (geev's
+    packed real columns of a conjugate pair unpacked into the two complex vectors). A is scratch:
+    its contents afterwards are unspecified. A non-finite A or a LAPACK failure (no convergence)
+    makes w and v all NaN."""
+
+    name = "blas.geev"
+
+    a = operand_def(MemRefType)
+    w = operand_def(MemRefType)
+    v = operand_def(MemRefType)
+
+    assembly_format = "$a `,` $w `,` $v attr-dict `:` type($a) `,` type($w) `,` type($v)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, a: SSAValue, w: SSAValue, v: SSAValue):
+        super().__init__(operands=[a, w, v])
+
+    def verify_(self) -> None:
+        _check_matrix(self, "a", self.a.type, square=True)
+        a = self.a.type
+        assert isinstance(a, MemRefType)
+        n = a.get_shape()[0]
+        _check_pairs(self, "w", self.w.type, (n, 2), a.get_element_type())
+        _check_pairs(self, "v", self.v.type, (n, n, 2), a.get_element_type())
+
+
 @irdl_op_definition
 class GesddOp(IRDLOperation):
     """Reduced SVD (LAPACK xGESDD, jobz = 'S', row-major) of the m x n A, k = min(m, n): `s`
@@ -361,4 +402,4 @@ class GeqrfOp(IRDLOperation):
         _check_shape(self, "r", self.r.type, (n, n))
 
 
-BLAS = Dialect("blas", [GemmOp, PotrfOp, TrsmOp, GetrfOp, SyevdOp, GesddOp, GeqrfOp], [])
+BLAS = Dialect("blas", [GemmOp, PotrfOp, TrsmOp, GetrfOp, SyevdOp, GeevOp, GesddOp, GeqrfOp], [])

@@ -208,6 +208,11 @@ def eigh(a: Tracer) -> tuple[Tracer, Tracer]:
     return _emit_all(nn.EighOp(_v(a)))  # type: ignore[return-value]
 
 
+def eig(a: Tracer) -> tuple[Tracer, Tracer]:
+    """`nn.eig`: (w, v) of a real square a as (re, im) pairs, w (..., n, 2), v (..., n, n, 2)."""
+    return _emit_all(nn.EigOp(_v(a)))  # type: ignore[return-value]
+
+
 def svd(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
     """`nn.svd`: the reduced (u, s descending, vt)."""
     return _emit_all(nn.SvdOp(_v(a)))  # type: ignore[return-value]

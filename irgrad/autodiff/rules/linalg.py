@@ -1,4 +1,5 @@
-"""Rules for dense linear algebra: nn.cholesky, nn.triangular_solve, nn.lu, nn.eigh, nn.svd, nn.qr.
+"""Rules for dense linear algebra: nn.cholesky, nn.triangular_solve, nn.lu, nn.eigh, nn.svd, nn.qr, and
+nn.eig's batching (its derivative is not supported yet: JAX's _eig_jvp_rule, complex, is to come).
 
 Every rule is written with ordinary nn ops (the factorizations' own solves included), so derived code
 is differentiable again (higher order) and batches like any other. Triangles are masks: nn.iota of the
@@ -31,7 +32,7 @@ from xdsl.ir import Operation, SSAValue
 
 from irgrad.autodiff.batching import BatchBuilder, Batched, materialize
 from irgrad.autodiff.builder import RuleBuilder, element_type, shape_of
-from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, vjp_rule
+from irgrad.autodiff.registry import Cotangents, Tangent, batch_rule, jvp_rule, not_supported_yet, vjp_rule
 from irgrad.dialects import nn
 
 T = SSAValue | None
@@ -325,6 +326,23 @@ def _eigh_jvp(b: RuleBuilder, op: Operation, t: T) -> Tangent:
 @batch_rule(nn.EighOp)
 def _eigh_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> list[Batched]:
     return [(result, True) for result in b.emit(nn.EighOp(args[0])).results]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# eig
+# ---------------------------------------------------------------------------------------------------------------
+
+
+not_supported_yet(
+    "the derivative of eig/eigvals (non-symmetric matrices) is not implemented yet (JAX's _eig_jvp_rule); "
+    "for a symmetric matrix use ig.linalg.eigh, which has one",
+    nn.EigOp,
+)
+
+
+@batch_rule(nn.EigOp)
+def _eig_batch(b: BatchBuilder, op: Operation, args: Sequence[SSAValue], is_batched: Sequence[bool]) -> list[Batched]:
+    return [(result, True) for result in b.emit(nn.EigOp(args[0])).results]
 
 
 # ---------------------------------------------------------------------------------------------------------------

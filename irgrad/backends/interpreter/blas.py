@@ -65,6 +65,12 @@ class BlasFunctions(InterpreterFunctions):
         w[...], a[...] = nn_linalg.eigh(a)
         return ()
 
+    @numpy_impl(blas.GeevOp)
+    def run_geev(self, interpreter: Interpreter, op: blas.GeevOp, args: PythonValues):
+        a, w, v = args
+        w[...], v[...] = nn_linalg.eig(a)
+        return ()
+
     @numpy_impl(blas.GesddOp)
     def run_gesdd(self, interpreter: Interpreter, op: blas.GesddOp, args: PythonValues):
         a, s, u, vt = args

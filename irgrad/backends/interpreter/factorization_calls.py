@@ -24,7 +24,7 @@ from irgrad.backends.interpreter.values import box
 from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR, factorization_flag
 
 
-INPUTS = {"potrf": 1, "trsm": 2, "getrf": 1, "syevd": 1, "gesdd": 1, "geqrf": 1}
+INPUTS = {"potrf": 1, "trsm": 2, "getrf": 1, "syevd": 1, "geev": 1, "gesdd": 1, "geqrf": 1}
 
 
 def reference(tag: DictionaryAttr, args: list[np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -38,6 +38,8 @@ def reference(tag: DictionaryAttr, args: list[np.ndarray]) -> tuple[np.ndarray, 
         return nn_linalg.lu(args[0])
     if kind == "syevd":
         return nn_linalg.eigh(args[0])
+    if kind == "geev":
+        return nn_linalg.eig(args[0])
     if kind == "gesdd":
         return nn_linalg.svd(args[0])
     return nn_linalg.qr(args[0])

@@ -1,5 +1,5 @@
-"""`nn` dense linear algebra: cholesky, triangular_solve, lu, eigh, svd, qr (LAPACK's potrf,
-trsm, getrf, syevd, gesdd, geqrf + orgqr).
+"""`nn` dense linear algebra: cholesky, triangular_solve, lu, eigh, eig, svd, qr (LAPACK's potrf,
+trsm, getrf, syevd, geev, gesdd, geqrf + orgqr).
 
 Each works on the last two dimensions with any leading batch dimensions, in the operand's dtype
 (f32 or f64 only). The implementations follow the traced reference loops of
@@ -13,7 +13,8 @@ step, so a singular or indefinite input gives the same inf/NaN pattern there and
 - lu: right-looking getf2 with partial pivoting (the first row of largest magnitude), column
   below a zero pivot left as it is (zeros), so a singular A gives a zero on U's diagonal;
 - eigh, svd, qr: numpy's (LAPACK's) decompositions, eigenvector and singular vector signs fixed
-  by `sign_fix` (the ops' convention), all NaN for a batch element with a NaN or inf in what is read.
+  by `sign_fix` (the ops' convention), all NaN for a batch element with a NaN or inf in what is read;
+- eig: numpy's (LAPACK's geev) eigenvalues and unit right eigenvectors, as (re, im) pairs.
 """
 
 from __future__ import annotations
@@ -126,6 +127,23 @@ def eigh(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return w.reshape(a.shape[:-1]), v.reshape(a.shape)
 
 
+def eig(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(w, v) of the real square `a` (..., n, n) as nn.eig gives them: numpy.linalg.eig's (geev's
+    order, unit vectors with their largest component real) in the (re, im) pairs layout, w
+    (..., n, 2) and v (..., n, n, 2) of a's dtype; NaN for a batch element with a NaN or inf."""
+    a = np.asarray(a)
+    n = a.shape[-1]
+    flat = a.reshape(-1, n, n)
+    nan = complex(np.nan, np.nan)  # both parts NaN (np.nan as a complex is nan + 0j)
+    w = np.full((flat.shape[0], n), nan, np.complex128)
+    v = np.full((flat.shape[0], n, n), nan, np.complex128)
+    ok = np.isfinite(flat).reshape(flat.shape[0], -1).all(axis=-1)
+    if ok.any() and n:
+        w[ok], v[ok] = np.linalg.eig(flat[ok])  # real arrays where every eigenvalue is real
+    pairs = [np.stack([x.real, x.imag], axis=-1).astype(a.dtype) for x in (w, v)]
+    return pairs[0].reshape(*a.shape[:-1], 2), pairs[1].reshape(*a.shape, 2)
+
+
 def svd(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Reduced (u, s descending, vt), u's column signs fixed by `sign_fix` and vt's rows with
     them; NaN for a batch element with a NaN or inf."""
@@ -182,6 +200,11 @@ class NNLinalgFunctions(InterpreterFunctions):
     def run_eigh(self, interpreter: Interpreter, op: nn.EighOp, args: PythonValues):
         (a,) = args
         return eigh(a)
+
+    @numpy_impl(nn.EigOp)
+    def run_eig(self, interpreter: Interpreter, op: nn.EigOp, args: PythonValues):
+        (a,) = args
+        return eig(a)
 
     @numpy_impl(nn.SvdOp)
     def run_svd(self, interpreter: Interpreter, op: nn.SvdOp, args: PythonValues):

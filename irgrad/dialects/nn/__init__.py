@@ -107,11 +107,13 @@ from irgrad.dialects.nn.fft import FFT_TYPES, FftOp, fft_result_type
 from irgrad.dialects.nn.complex import EXPANDED_OPS as _COMPLEX_PART_OPS, ComplexOp, ConjOp, ImagOp, RealOp, complex_type, part_type
 from irgrad.dialects.nn.factorization import (
     CholeskyOp,
+    EigOp,
     EighOp,
     LUOp,
     QrOp,
     SvdOp,
     TriangularSolveOp,
+    eig_result_types,
     qr_result_types,
     svd_result_types,
 )
@@ -181,6 +183,7 @@ NN = Dialect(
         TriangularSolveOp,
         LUOp,
         EighOp,
+        EigOp,
         SvdOp,
         QrOp,
         RealOp,

@@ -1,8 +1,9 @@
 """The matrix factorizations LAPACK provides, as `nn` ops: `nn.cholesky`, `nn.triangular_solve`
-(StableHLO's two), `nn.lu` (JAX's), `nn.eigh`, `nn.svd` and `nn.qr`.
+(StableHLO's two), `nn.lu` (JAX's), `nn.eigh`, `nn.eig`, `nn.svd` and `nn.qr`.
 
 Each works on the last two dimensions; leading dimensions are a batch. The CPU backend calls
-LAPACK for them; nn-expand-factorizations writes them as loops of `nn` ops for other targets.
+LAPACK for them; nn-expand-factorizations writes them as loops of `nn` ops for other targets
+(all but `nn.eig`, which has no loop: LAPACK or the interpreter's numpy only).
 """
 
 from __future__ import annotations
@@ -201,6 +202,49 @@ class EighOp(NNOperation):
         _check_linalg_float(self, t, "operand")
         _check_square(self, t, "operand")
         _check_result_types(self, [tensor(t.get_shape()[:-1], t.get_element_type()), t])
+
+
+def eig_result_types(t: TensorType) -> list[TensorType]:
+    """w (..., n, 2) and v (..., n, n, 2), (re, im) pairs in the operand's element type, for an
+    operand (..., n, n) (the operand's type twice for a rank below 2, which the verifier rejects)."""
+    shape = t.get_shape()
+    if len(shape) < 2:
+        return [t, t]
+    e = t.get_element_type()
+    return [tensor([*shape[:-1], 2], e), tensor([*shape, 2], e)]
+
+
+@irdl_op_definition
+class EigOp(NNOperation):
+    """Eigenvalues and right eigenvectors of a real square matrix, A v_j = w_j v_j (LAPACK's geev,
+    jobvl = 'N', jobvr = 'V').
+
+    The complex results are real tensors in the (re, im) pairs layout of nn-expand-complex (a
+    trailing dimension of 2), so nothing below the library sees a complex type: `w` (..., n, 2),
+    `v` (..., n, n, 2) with the eigenvectors as columns. They are LAPACK's: eigenvalues in geev's
+    order (a complex-conjugate pair adjacent, positive imaginary part first), each vector of unit
+    2-norm with its largest component real, as numpy.linalg.eig and JAX's CPU eig give them. A NaN
+    or inf in A makes that batch element's w and v NaN. There is no reference loop: the CPU calls
+    LAPACK, the interpreter numpy; the GPU pipeline refuses the op (JAX's GPU eig is cuSOLVER's).
+
+    `%w, %v = nn.eig %a : (tensor<4x4xf64>) -> (tensor<4x2xf64>, tensor<4x4x2xf64>)`
+    """
+
+    name = "nn.eig"
+    operand = operand_def(AnyTensorTypeConstr)
+    w = result_def(AnyTensorTypeConstr)
+    v = result_def(AnyTensorTypeConstr)
+    assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: Value):
+        t = cast(TensorType, _type_of(operand))
+        super().__init__(operands=[operand], result_types=eig_result_types(t))
+
+    def verify_semantics(self) -> None:
+        t = cast(TensorType, self.operand.type)
+        _check_linalg_float(self, t, "operand")
+        _check_square(self, t, "operand")
+        _check_result_types(self, eig_result_types(t))
 
 
 def svd_result_types(t: TensorType) -> list[TensorType]:

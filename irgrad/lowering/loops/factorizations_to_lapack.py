@@ -6,9 +6,9 @@ or declarations with `references=false`, which get a body here), now on memrefs 
 bufferized calling convention: read-only inputs, then one out-parameter per result.
 
 Output IR: each such function's body becomes a copy of the matrix that is factored in place
-(gesdd, which destroys its A, copies it into a scratch buffer) and, per batch element (an
+(gesdd and geev, which destroy their A, copy it into a scratch buffer) and, per batch element (an
 `scf.for` nest over the leading dimensions), one `blas.potrf` / `trsm` / `getrf` / `syevd` /
-`gesdd` / `geqrf` on the 2-D (and 1-D) subviews; `convert-blas-to-llvm` turns those into calls
+`geev` / `gesdd` / `geqrf` on the 2-D (and 1-D, 3-D) subviews; `convert-blas-to-llvm` turns those into calls
 of the runtime's LAPACK entry points (irgrad/backends/cpu/lapack/). The function's old body,
 the reference loop, is the specification these calls meet; a pipeline without this pass (the
 GPU's) keeps it.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
@@ -33,15 +34,38 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     StringAttr,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
-from irgrad.dialects.blas import GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp
+from irgrad.dialects.blas import GeevOp, GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp, unit_strides_last
+from irgrad.lowering.llvm import blas_to_llvm
+from irgrad.lowering.llvm.builder import LLVMBuilder
 from irgrad.lowering.loops.linalg_to_blas import batch_loops
 from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR, factorization_flag
 
-_ARITY = {"potrf": 2, "trsm": 3, "getrf": 4, "syevd": 3, "gesdd": 4, "geqrf": 3}
+_ARITY = {"potrf": 2, "trsm": 3, "getrf": 4, "syevd": 3, "geev": 3, "gesdd": 4, "geqrf": 3}
+
+
+def _leading(value: SSAValue) -> int:
+    """The first static stride of a memref the blas verifier accepted (at least 1)."""
+    strides = unit_strides_last(cast(MemRefType[Attribute], value.type))
+    assert strides is not None  # the verifier checked
+    return max(strides[0], 1)
+
+
+def _geev_arguments(b: LLVMBuilder, op: GeevOp) -> list[SSAValue]:
+    """irgrad_lapack_{s,d}geev's arguments: (i64 n, ptr a, i64 lda, ptr w, ptr v, i64 ldv), the
+    leading dimensions the memrefs' first strides (v's in elements: a row of n pairs is 2n)."""
+    n = cast(MemRefType[Attribute], op.a.type).get_shape()[0]
+    return [b.const_int(n), b.operand(op.a), b.const_int(_leading(op.a)), b.operand(op.w), b.operand(op.v),
+            b.const_int(_leading(op.v))]
+
+
+# blas.geev's call, in convert-blas-to-llvm's table (irgrad/lowering/llvm/ is another owner's: this
+# line belongs in its LAPACK_CALLS; until it is there, this module, which alone makes blas.geev in
+# the pipeline, adds it).
+blas_to_llvm.LAPACK_CALLS.setdefault(GeevOp, ("geev", _geev_arguments))
 
 
 def _tail_subview(value: SSAValue, ivs: Sequence[SSAValue | int], keep: int) -> tuple[SSAValue, list[Operation]]:
@@ -112,6 +136,13 @@ def lapack_body(function: func.FuncOp, kind: str, lower: bool, unit: bool) -> li
         a, w, v = args
         copy = memref.CopyOp(a, v)
         loops = _per_matrix(batch, [(v, 2), (w, 1)], lambda x: SyevdOp(x[0], x[1]))
+    elif kind == "geev":
+        # geev overwrites A: factor a scratch copy, as gesdd.
+        a, w, v = args
+        scratch = memref.AllocOp.get(matrix_type.get_element_type(), shape=matrix_type.get_shape())
+        loops = _per_matrix(batch, [(scratch.memref, 2), (w, 2), (v, 3)], lambda x: GeevOp(x[0], x[1], x[2]))
+        copy = memref.CopyOp(a, scratch.memref)
+        return [scratch, copy, *loops, memref.DeallocOp.get(scratch.memref), func.ReturnOp()]
     elif kind == "gesdd":
         # gesdd overwrites A: factor a scratch copy (a read-only argument may be the caller's).
         a, u, s, vt = args
@@ -131,7 +162,7 @@ def lapack_body(function: func.FuncOp, kind: str, lower: bool, unit: bool) -> li
 @dataclass(frozen=True)
 class ConvertFactorizationsToLapackPass(ModulePass):
     """Replace the bodies of outlined factorizations (nn-expand-factorizations) by blas.potrf /
-    trsm / getrf / syevd / gesdd / geqrf calls on each batch element.
+    trsm / getrf / syevd / geev / gesdd / geqrf calls on each batch element.
 
     Input invariant: stage "bufferized". Output IR: the same, those functions' bodies replaced.
     """
@@ -153,7 +184,7 @@ class ConvertFactorizationsToLapackPass(ModulePass):
             kind = tag.data["kind"].data  # type: ignore[union-attr]
             if kind not in _ARITY:
                 raise PassError(
-                    f"unknown factorization kind '{kind}' (potrf, trsm, getrf, syevd, gesdd or geqrf)", function
+                    f"unknown factorization kind '{kind}' (potrf, trsm, getrf, syevd, geev, gesdd or geqrf)", function
                 )
             new_ops = lapack_body(
                 function, kind, factorization_flag(tag, "lower"), factorization_flag(tag, "unit_diagonal")

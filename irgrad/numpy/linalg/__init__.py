@@ -8,7 +8,8 @@ that `ig.linalg.lu` is the function):
 - `decomp_cholesky`: `cholesky`, `cho_factor`, `cho_solve`.
 - `decomp_lu`: `lu_factor`, `lu`, `lu_solve`, `solve`, `inv`, `det`, `slogdet`, `matrix_power`.
 - `decomp_qr`: `qr` (Householder, LAPACK's signs).
-- `decomp_eigh`: `eigh`, `eigvalsh` (symmetric). Not provided: eig/eigvals (non-symmetric).
+- `decomp_eigh`: `eigh`, `eigvalsh` (symmetric).
+- `decomp_eig`: `eig`, `eigvals` (general real matrices, complex results; no derivative yet).
 - `decomp_svd`: `svd`, `svdvals`, and on them `pinv`, `lstsq` (2-D), `matrix_rank`.
 - `common`: the package-private argument checks the others share. The loops
   `nn-expand-factorizations` traces for the factorization ops where LAPACK is not used, and the
@@ -36,6 +37,7 @@ so reverse mode never tapes a loop at first order (see below).
 # each triangular solve (k right-hand sides; n for det, slogdet, inv and cholesky), still correct.
 
 from irgrad.numpy.linalg.decomp_cholesky import cho_factor, cho_solve, cholesky
+from irgrad.numpy.linalg.decomp_eig import eig, eigvals
 from irgrad.numpy.linalg.decomp_eigh import eigh, eigvalsh
 from irgrad.numpy.linalg.decomp_lu import det, inv, lu, lu_factor, lu_solve, matrix_power, slogdet, solve
 from irgrad.numpy.linalg.decomp_qr import qr
@@ -60,6 +62,8 @@ __all__ = [
     "qr",
     "eigh",
     "eigvalsh",
+    "eig",
+    "eigvals",
     "svd",
     "svdvals",
     "pinv",

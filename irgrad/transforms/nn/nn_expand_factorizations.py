@@ -1,5 +1,5 @@
 """`nn-expand-factorizations`: the factorizations (`nn.cholesky`, `nn.triangular_solve`, `nn.lu`,
-`nn.eigh`, `nn.svd`, `nn.qr`) as loops of nn ops.
+`nn.eigh`, `nn.eig`, `nn.svd`, `nn.qr`) as loops of nn ops (or calls).
 
 Why: LAPACK does these far better than any loop nest irgrad could generate, so the CPU
 pipeline calls it; every other target (the GPU, a CPU without LAPACK) needs them as ordinary
@@ -14,10 +14,11 @@ then the op's sign and NaN rules inline.
   convert-factorizations-to-lapack replaces after bufferization.
 - `outline=false` (GPU): the loop is inlined in place of the op, kernels like the rest.
 - `references=false` (CPU): the private functions are tagged declarations with no loop to
-  trace; the interpreter runs them as their kind's numpy reference.
+  trace; the interpreter runs them as their kind's numpy reference. `nn.eig` ("geev") has no
+  loop: always a declaration, and `outline=false` refuses it with an error naming the op.
 
 Input: nn IR (any stage before convert-nn-to-linalg). Output: the same with none of those
-six ops left. Details: docs/design/cpu-pipeline.md, "nn-expand-factorizations".
+seven ops left. Details: docs/design/cpu-pipeline.md, "nn-expand-factorizations".
 """
 
 from __future__ import annotations
@@ -39,9 +40,12 @@ from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR
 from irgrad.tracing import dtypes, reference_loops as loops
 from irgrad.tracing.tracer import ShapeDtype, trace
 
-FACTORIZATION_OPS = (nn.CholeskyOp, nn.TriangularSolveOp, nn.LUOp, nn.EighOp, nn.SvdOp, nn.QrOp)
+FACTORIZATION_OPS = (nn.CholeskyOp, nn.TriangularSolveOp, nn.LUOp, nn.EighOp, nn.EigOp, nn.SvdOp, nn.QrOp)
 
-_SIMPLE_KINDS = {nn.EighOp: "syevd", nn.SvdOp: "gesdd", nn.QrOp: "geqrf"}
+_SIMPLE_KINDS = {nn.EighOp: "syevd", nn.EigOp: "geev", nn.SvdOp: "gesdd", nn.QrOp: "geqrf"}
+
+WITHOUT_REFERENCE = ("geev",)
+"""Kinds without a reference loop: always a tagged declaration, never inlined."""
 """The ops without attributes, and their LAPACK routine (syevd reads the lower triangle)."""
 
 
@@ -154,6 +158,8 @@ class ExpandFactorizationsPass(ModulePass):
         targets = [o for o in op.walk() if isinstance(o, FACTORIZATION_OPS)]
         if not targets:
             return
+        if not self.outline:
+            self._refuse_without_reference(targets)
         taken = {f.sym_name.data for f in op.ops if isinstance(f, func.FuncOp)}
         functions: dict[tuple[Any, ...], func.FuncOp] = {}
         for target in targets:
@@ -167,7 +173,8 @@ class ExpandFactorizationsPass(ModulePass):
                 while name in taken:
                     name, k = f"{base}_{k}", k + 1
                 taken.add(name)
-                function = trace_reference(target, name) if self.references else declare_factorization(target, name)
+                traced = self.references and kind not in WITHOUT_REFERENCE
+                function = trace_reference(target, name) if traced else declare_factorization(target, name)
                 functions[key] = function
                 if self.outline:
                     op.body.block.add_op(function)
@@ -186,6 +193,18 @@ class ExpandFactorizationsPass(ModulePass):
                 inline_call(post_call, post_function)
             if not self.outline:
                 inline_call(call, function)
+
+    def _refuse_without_reference(self, targets: list[Operation]) -> None:
+        """An op with no reference loop cannot be inlined (the GPU pipeline): a located error."""
+        for target in targets:
+            if _kind(target)[0] in WITHOUT_REFERENCE:
+                operand = target.operands[0].type
+                raise PassError(
+                    f"{self.name}{{outline=false}}: {target.name} of {_type_name(operand)} has no reference loop to "
+                    f"inline: it runs only on the CPU (LAPACK's geev) and in the interpreter (irgrad has no GPU eig; "
+                    f"JAX's calls cuSOLVER); compute it on the CPU (ig.jit(..., backend='cpu'))",
+                    target,
+                )
 
 
 __all__ = ["ExpandFactorizationsPass", "trace_detached", "trace_reference"]

@@ -30,7 +30,7 @@ from _autodiff_harness import (
     positive,
     run_pass,
 )
-from irgrad.autodiff.registry import JVP_RULES, NON_DIFFERENTIABLE, VJP_RULES
+from irgrad.autodiff.registry import JVP_RULES, NON_DIFFERENTIABLE, NOT_SUPPORTED_YET, VJP_RULES
 from irgrad.autodiff.rules import load_rules
 from irgrad.backends.interpreter import run_function
 from irgrad.dialects import autodiff as ad, nn
@@ -257,6 +257,7 @@ def test_every_nn_op_has_rules_or_is_non_differentiable() -> None:
         for op in nn.NN.operations
         if op not in NON_DIFFERENTIABLE and (op not in VJP_RULES or op not in JVP_RULES)
         and op not in nn.EXPANDED_OPS  # complex parts: rewritten by nn-expand-complex before autodiff
+        and op not in NOT_SUPPORTED_YET  # declared, with the reason the error gives (nn.eig)
     ]
     assert missing == []
 

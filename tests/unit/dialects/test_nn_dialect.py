@@ -72,6 +72,7 @@ from irgrad.dialects.nn import (
     IotaOp,
     LogOp,
     LUOp,
+    EigOp,
     EighOp,
     SvdOp,
     QrOp,
@@ -333,6 +334,8 @@ INFERRED: list[Inferred] = [
     Inferred("lu_batched_f32", (T(2, 3, 3, 3),), lambda a: LUOp(a[0]), T(2, 3, 3, 3)),
     Inferred("eigh", (T(4, 4, element=f64),), lambda a: EighOp(a[0]), T(4, element=f64)),
     Inferred("eigh_batched_f32", (T(2, 3, 3),), lambda a: EighOp(a[0]), T(2, 3)),
+    Inferred("eig", (T(4, 4, element=f64),), lambda a: EigOp(a[0]), T(4, 2, element=f64)),
+    Inferred("eig_batched_f32", (T(2, 3, 3),), lambda a: EigOp(a[0]), T(2, 3, 2)),
     Inferred("svd_tall", (T(5, 3, element=f64),), lambda a: SvdOp(a[0]), T(5, 3, element=f64)),
     Inferred("svd_wide_batched", (T(2, 3, 5),), lambda a: SvdOp(a[0]), T(2, 3, 3)),
     Inferred("qr_tall", (T(5, 3, element=f64),), lambda a: QrOp(a[0]), T(5, 3, element=f64)),
@@ -370,7 +373,7 @@ def test_every_op_has_a_builder_case() -> None:
     built = {type(build(c.arg_types, c.make)[1]) for c in INFERRED}
     missing = {op.name for op in NN.operations} - {op.name for op in built}
     assert not missing, f"no builder case for {sorted(missing)}"
-    assert len(list(NN.operations)) == 60
+    assert len(list(NN.operations)) == 61
 
 
 # ---------------------------------------------------------------------------------------------
@@ -875,6 +878,19 @@ REJECTED: list[Rejected] = [
         "eigh_result_types", (T(3, 3),), lambda a: EighOp.create(operands=[a[0]], result_types=[T(3, 3), T(3, 3)]),
         "'nn.eigh' op result types (tensor<3x3xf32>, tensor<3x3xf32>) do not match the inferred types "
         "(tensor<3xf32>, tensor<3x3xf32>)",
+    ),
+    Rejected(
+        "eig_not_square", (T(4, 3),), lambda a: EigOp(a[0]),
+        "'nn.eig' op operand must be a square matrix or a batch of them (..., n, n), got 4x3",
+    ),
+    Rejected(
+        "eig_f16", (T(3, 3, element=f16),), lambda a: EigOp(a[0]),
+        "'nn.eig' op operand must be f32 or f64 (LAPACK's real types), got tensor<3x3xf16>",
+    ),
+    Rejected(
+        "eig_result_types", (T(3, 3),), lambda a: EigOp.create(operands=[a[0]], result_types=[T(3, 2), T(3, 3)]),
+        "'nn.eig' op result types (tensor<3x2xf32>, tensor<3x3xf32>) do not match the inferred types "
+        "(tensor<3x2xf32>, tensor<3x3x2xf32>)",
     ),
     Rejected(
         "svd_vector", (T(4),), lambda a: SvdOp(a[0]),

@@ -45,6 +45,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("nn.eigh", "lowering"): _FACTORIZATION,
     ("nn.svd", "lowering"): _FACTORIZATION,
     ("nn.qr", "lowering"): _FACTORIZATION,
+    ("nn.eig", "lowering"): _FACTORIZATION + " (a LAPACK call or the interpreter's numpy only: no reference loop, no GPU)",
+    **{("nn.eig", part): "eig's derivative (JAX's _eig_jvp_rule, complex) is not implemented yet; the op is "
+       "declared not_supported_yet, so differentiating it is an error that says so" for part in ("jvp", "vjp")},
     **{(op, part): _COMPLEX for op in ("nn.real", "nn.imag", "nn.complex", "nn.conj")
        for part in ("lowering", "jvp", "vjp", "batching")},
     **{("nn.fft", part): _FFT for part in ("lowering", "jvp", "vjp", "batching")},

@@ -4,7 +4,7 @@ its shim, shims/lapack/<routine>.ll (the numpy fallbacks keep the same).
 All matrices ROW-MAJOR, in place; `ld*` is the row stride in elements, >= the row length; T
 is float for the `s` variants, double for `d`; sizes are i64.
 
-syevd, gesdd and geqrf ask LAPACK for their workspace sizes first (lwork = -1) and malloc and
+syevd, gesdd, geqrf and geev ask LAPACK for their workspace sizes first (lwork = -1) and malloc and
 free their work arrays per call. No entry point calls LAPACK on a non-finite input (some
 routines may loop or misbehave on one); the ops they serve make such a result NaN anyway.
 
@@ -20,7 +20,7 @@ Details: docs/design/cpu-backend.md, "irgrad/backends/cpu/lapack/entry_points.py
 
 from __future__ import annotations
 
-ROUTINES = ("potrf", "trsm", "getrf", "syevd", "gesdd", "geqrf")
+ROUTINES = ("potrf", "trsm", "getrf", "syevd", "gesdd", "geqrf", "geev")
 REQUIRED = ("potrf", "trsm", "getrf")
 """The routines a library must have to be chosen; the others fall back one by one."""
 PRECISIONS = (("s", "float", 4), ("d", "double", 8))

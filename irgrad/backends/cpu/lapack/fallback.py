@@ -81,6 +81,12 @@ def install_fallback(entry_points: Collection[str]) -> None:
                     return
                 view[...], out[...] = ref.qr(view)
 
+        def geev(n: int, a: int, lda: int, w: int, v: int, ldv: int, ctype: type = ctype, dtype: type = dtype) -> None:
+            if n > 0:
+                values, vectors = ref.eig(_matrix(a, n, n, lda, ctype, dtype))
+                _matrix(w, n, 2, 2, ctype, dtype)[...] = values
+                _matrix(v, n, 2 * n, ldv, ctype, dtype)[...] = vectors.reshape(n, 2 * n)
+
         thunks = (
             (f"irgrad_lapack_{p}potrf", ctypes.CFUNCTYPE(None, i64, ptr, i64)(potrf)),
             (f"irgrad_lapack_{p}trsm", ctypes.CFUNCTYPE(None, i64, i64, i64, i64, ptr, i64, ptr, i64)(trsm)),
@@ -88,6 +94,7 @@ def install_fallback(entry_points: Collection[str]) -> None:
             (f"irgrad_lapack_{p}syevd", ctypes.CFUNCTYPE(None, i64, ptr, i64, ptr)(syevd)),
             (f"irgrad_lapack_{p}gesdd", ctypes.CFUNCTYPE(None, i64, i64, ptr, i64, ptr, ptr, i64, ptr, i64)(gesdd)),
             (f"irgrad_lapack_{p}geqrf", ctypes.CFUNCTYPE(None, i64, i64, ptr, i64, ptr, i64)(geqrf)),
+            (f"irgrad_lapack_{p}geev", ctypes.CFUNCTYPE(None, i64, ptr, i64, ptr, ptr, i64)(geev)),
         )
         for name, thunk in thunks:
             if name in entry_points:

@@ -40,7 +40,7 @@ def install_lapack(entry_points: Collection[str] | None = None) -> None:
     """Define `entry_points` (default: every `irgrad_lapack_*` entry point) for LLVM's symbol
     resolution: the library's shims, or the numpy callbacks where it lacks a routine or there
     is none. The library is chosen once per process; each entry point is defined once, when a
-    program first needs it (a program compiles only the shims it calls, not all twelve)."""
+    program first needs it (a program compiles only the shims it calls, not all of them)."""
     wanted = set(ENTRY_POINTS) if entry_points is None else set(entry_points) & set(ENTRY_POINTS)
     if _info is not None and wanted <= _installed:
         return

@@ -7,8 +7,8 @@
   `scipy_*64_` or `*64_` (64-bit integers), then `scipy_*` or the plain names
   `LAPACKE_dpotrf_work`, `cblas_dtrsm` (32-bit integers). The `_work` LAPACKE variants are
   used: the plain ones run a NaN pre-check and return early without factoring.
-- syevd, gesdd and geqrf (LAPACKE `{p}syevd_work`, `{p}gesdd_work`, `{p}geqrf_work` +
-  `{p}orgqr_work`) are looked up under that same naming, but do not decide the choice: an entry
+- syevd, gesdd, geqrf and geev (LAPACKE `{p}syevd_work`, `{p}gesdd_work`, `{p}geqrf_work` +
+  `{p}orgqr_work`, `{p}geev_work`) are looked up under that same naming, but do not decide the choice: an entry
   point whose routines the chosen library lacks is, alone, a numpy callback (fallback.py;
   `LapackInfo.fallbacks` lists them; empty for numpy's OpenBLAS, which has them all). So a
   library with an incomplete LAPACK still serves the routines it has.
@@ -34,6 +34,7 @@ _LIBRARY_ROUTINES: dict[str, tuple[str, ...]] = {
     "syevd": ("LAPACKE_{p}syevd_work",),
     "gesdd": ("LAPACKE_{p}gesdd_work",),
     "geqrf": ("LAPACKE_{p}geqrf_work", "LAPACKE_{p}orgqr_work"),
+    "geev": ("LAPACKE_{p}geev_work",),
 }
 
 # How a library spells those names, and its integer bits; preferred first.
@@ -48,7 +49,7 @@ class LapackInfo:
     library: str | None
     symbols: tuple[str, ...]
     """The library symbols the entry points call, in the order of `ENTRY_POINTS` (s potrf,
-    trsm, getrf, syevd, gesdd, geqrf + orgqr, then d), less those of `fallbacks`."""
+    trsm, getrf, syevd, gesdd, geqrf + orgqr, geev, then d), less those of `fallbacks`."""
     int_bits: int | None
     reason: str
     """Why this one (or why no library)."""

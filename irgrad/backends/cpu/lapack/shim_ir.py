@@ -28,6 +28,7 @@ INT32_MAX = (1 << 31) - 1
 
 JOBZ_V = ord("V")
 JOBZ_S = ord("S")
+JOBV_N = ord("N")
 UPLO_L = ord("L")
 
 
@@ -89,6 +90,15 @@ def shim_ir(bits: int, entry_points: Collection[str]) -> str:
                 f"ptr, {ity}, ptr, {ity})",
                 template("lapack/syevd.ll").substitute(
                     p=p, T=t, size=size, int_max=int_max, row_major=LAPACK_ROW_MAJOR, jobz_v=JOBZ_V, uplo_l=UPLO_L,
+                    **common,
+                ),
+            ]
+        if "geev" in wanted:
+            parts += [
+                f"declare {ity} @_irgrad_rt_lapacke_{p}geev(i32, i8 signext, i8 signext, {ity}, ptr, {ity}, ptr, ptr, "
+                f"ptr, {ity}, ptr, {ity}, ptr, {ity})",
+                template("lapack/geev.ll").substitute(
+                    p=p, T=t, size=size, int_max=int_max, row_major=LAPACK_ROW_MAJOR, jobv_n=JOBV_N, jobv_v=JOBZ_V,
                     **common,
                 ),
             ]

@@ -181,7 +181,7 @@ func.func private @geqrf_tensors(%a: tensor<5x3xf64>) -> (tensor<5x3xf64>, tenso
 
 // -----
 
-// ERR: convert-factorizations-to-lapack.mlir:[[# @LINE + 1]]:1: error: 'func.func' op unknown factorization kind 'gelsd' (potrf, trsm, getrf, syevd, gesdd or geqrf)
+// ERR: convert-factorizations-to-lapack.mlir:[[# @LINE + 1]]:1: error: 'func.func' op unknown factorization kind 'gelsd' (potrf, trsm, getrf, syevd, geev, gesdd or geqrf)
 func.func private @unknown(%a: memref<4x4xf64>, %out: memref<4x4xf64>) attributes {irgrad.factorization = {kind = "gelsd"}} {
   func.return
 }

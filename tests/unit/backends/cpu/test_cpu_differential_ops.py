@@ -196,6 +196,31 @@ DYNAMIC_STARTS = [
 ]
 
 
+def _eig_squared(a: SSAValue) -> list[SSAValue]:
+    """nn.eig's w and its vectors' squared parts: in f32 the CPU's sgeev and the interpreter's numpy
+    (which computes in f64) may give a vector of the opposite sign (each is unique up to +-1 once
+    its largest component is real), so the f32 cases compare v * v."""
+    eig = nn.EigOp(a)
+    return [eig.w, nn.MulOp(eig.v, eig.v).result]
+
+
+def eig_cases() -> list[Case]:
+    """nn.eig (no reference loop, so not in the nn-to-linalg tables, which the GPU shares): LAPACK's
+    geev through the shim against the interpreter's numpy.linalg.eig, conjugate pairs and real
+    eigenvalues, a batch with a NaN element (all NaN), 1x1."""
+    cases: list[Case] = []
+    for dtype in (F32, F64):
+        body = _eig_squared if dtype == F32 else nn.EigOp
+        batch = values((3, 5, 5), dtype, seed=52)
+        batch[2, 1, 4] = np.nan
+        cases += [
+            Case(f"nn.eig-{dt(dtype)}", body, [values((6, 6), dtype, seed=53)], exact=False),
+            Case(f"nn.eig-batched-nan-{dt(dtype)}", body, [batch], exact=False),
+            Case(f"nn.eig-1x1-{dt(dtype)}", body, [values((1, 1), dtype, seed=54)], exact=False),
+        ]
+    return cases
+
+
 def zero_size_cases() -> list[Case]:
     cases: list[Case] = []
     for dtype in (F32, F64):
@@ -245,6 +270,7 @@ GROUPS: dict[str, Callable[[], list[Case]]] = {
     "conversion": conversion_cases,
     "float_variants": float_variants,
     "zero_size": zero_size_cases,
+    "eig": eig_cases,
 }
 
 
@@ -325,4 +351,4 @@ def test_every_nn_op_runs_in_f32_and_f64() -> None:
         wanted = ("i32", "i64") if op.name in integer_only else ("f32", "f64")
         missing += [f"{op.name}:{t}" for t in wanted if f"{op.name}:{t}" not in exercised]
     assert not missing, f"ops without a compiled case: {missing}"
-    assert len(operations) == 60
+    assert len(operations) == 61
