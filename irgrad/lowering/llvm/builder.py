@@ -7,6 +7,8 @@ built most often made by `create` with shared property attributes. `branch` and
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import llvm
@@ -21,6 +23,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    StringAttr,
     UnitAttr,
     UnrealizedConversionCastOp,
     i1,
@@ -119,7 +122,8 @@ class LLVMBuilder:
         if isinstance(t, BFloat16Type):
             return self.const_int(bf16_bits(value), i16)
         assert isinstance(t, AnyFloat)
-        return self.constant(FloatAttr(value, t), t)
+        sign = math.copysign(1.0, value) if isinstance(value, float) else 0.0
+        return self.constant(_float_attr(type(value), value, sign, t), t)
 
     def constant(self, attr: Attribute, t: Attribute) -> SSAValue:
         """An `llvm.mlir.constant`, one per value and function, in the entry block."""
@@ -192,10 +196,19 @@ class LLVMBuilder:
         self.insert(llvm.StoreOp.create(operands=[value, ptr], properties={"ordering": _NOT_ATOMIC}))
 
     def fcmp(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.insert(llvm.FCmpOp(a, b, predicate))
+        """`llvm.fcmp` (what `llvm.FCmpOp(a, b, predicate)` builds, by `create`, the predicate
+        attribute built once per name)."""
+        attr = _FCMP_PREDICATES.get(predicate)
+        if attr is None:
+            attr = _FCMP_PREDICATES[predicate] = IntegerAttr(llvm.FCmpPredicateFlag(predicate).to_int(), i64)
+        properties = {"predicate": attr, "fastmathFlags": NO_FASTMATH}
+        return self.insert(llvm.FCmpOp.create(operands=[a, b], result_types=[i1], properties=properties))
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.insert(llvm.SelectOp(cond, a, b))
+        """`llvm.select` (what `llvm.SelectOp(cond, a, b)` builds, by `create`)."""
+        return self.insert(
+            llvm.SelectOp.create(operands=[cond, a, b], result_types=[a.type], properties={"fastmathFlags": NO_FASTMATH})
+        )
 
     def and_(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.insert(llvm.AndOp(a, b))
@@ -263,7 +276,21 @@ class LLVMBuilder:
     ) -> SSAValue:
         """`llvm.call_intrinsic "name"(args)`; the name carries its type suffixes."""
         results = [] if result_type is None else [result_type]
-        return self.insert(llvm.CallIntrinsicOp(name, list(args), results))
+        # What `llvm.CallIntrinsicOp(name, args, results)` builds, by `create`: the name and
+        # segment-size attributes shared (the constructor builds three attributes per call).
+        intrin = _INTRINSIC_NAMES.get(name)
+        if intrin is None:
+            intrin = _INTRINSIC_NAMES[name] = StringAttr(name)
+        segments = _INTRINSIC_SEGMENTS.get(len(args))
+        if segments is None:
+            segments = _INTRINSIC_SEGMENTS[len(args)] = DenseArrayBase.from_list(i32, [len(args), 0])
+        properties = {
+            "intrin": intrin,
+            "op_bundle_sizes": _NO_BUNDLES,
+            "operandSegmentSizes": segments,
+            "fastmathFlags": NO_FASTMATH,
+        }
+        return self.insert(llvm.CallIntrinsicOp.create(operands=list(args), result_types=results, properties=properties))
 
     def call(
         self, callee: str, args: Sequence[SSAValue], result_type: Attribute | None
@@ -351,6 +378,19 @@ NO_FASTMATH = llvm.FastMathAttr(None)
 _NSW_FLAGS = IntegerAttr(llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,)).to_int(), 32)
 _ICMP_PREDICATES: dict[str, IntegerAttr] = {}
 """`llvm.icmp` predicate name -> its attribute, built on first use."""
+_FCMP_PREDICATES: dict[str, IntegerAttr] = {}
+"""`llvm.fcmp` predicate name -> its attribute, built on first use."""
+_INTRINSIC_NAMES: dict[str, StringAttr] = {}
+_INTRINSIC_SEGMENTS: dict[int, DenseArrayBase] = {}
+_NO_BUNDLES = DenseArrayBase.from_list(i32, ())
+
+
+@functools.lru_cache(maxsize=4096)
+def _float_attr(kind: type, value: float, sign: float, t: Attribute) -> FloatAttr:
+    """FloatAttr(value, t), built once per value (attributes are immutable; building one,
+    with its checks, was most of a float constant's cost). `kind` and `sign` are part of
+    the key so that 1 and 1.0, 0.0 and -0.0, which are equal keys, get their own attribute."""
+    return FloatAttr(value, t)
 
 _GEP_DYNAMIC: dict[str, Attribute] = {
     "rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
