@@ -31,7 +31,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from irgrad.dialects.blas import GemmOp, GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp, unit_strides_last
+from irgrad.dialects.blas import GeevOp, GemmOp, GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp, unit_strides_last
 from irgrad.lowering.llvm.builder import LLVMBuilder
 from irgrad.lowering.llvm.checks import check_no_ops_left
 from irgrad.lowering.rewriting import apply_conversion
@@ -104,6 +104,11 @@ def _syevd(b: LLVMBuilder, op: SyevdOp) -> list[SSAValue]:
     return [b.const_int(_shape(op.a)[0]), *_matrix(b, op.a), b.operand(op.w)]
 
 
+def _geev(b: LLVMBuilder, op: GeevOp) -> list[SSAValue]:
+    """(n, a, lda, w, v, ldv): v's leading dimension in elements (a row of n (re, im) pairs is 2n)."""
+    return [b.const_int(_shape(op.a)[0]), *_matrix(b, op.a), b.operand(op.w), *_matrix(b, op.v)]
+
+
 def _gesdd(b: LLVMBuilder, op: GesddOp) -> list[SSAValue]:
     m, n = _shape(op.a)
     return [b.const_int(m), b.const_int(n), *_matrix(b, op.a), b.operand(op.s), *_matrix(b, op.u), *_matrix(b, op.vt)]
@@ -119,6 +124,7 @@ LAPACK_CALLS: dict[type[Operation], tuple[str, Callable[[LLVMBuilder, Any], list
     TrsmOp: ("trsm", _trsm),
     GetrfOp: ("getrf", _getrf),
     SyevdOp: ("syevd", _syevd),
+    GeevOp: ("geev", _geev),
     GesddOp: ("gesdd", _gesdd),
     GeqrfOp: ("geqrf", _geqrf),
 }

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
@@ -34,38 +33,15 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     StringAttr,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irgrad.diagnostics import PassError
-from irgrad.dialects.blas import GeevOp, GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp, unit_strides_last
-from irgrad.lowering.llvm import blas_to_llvm
-from irgrad.lowering.llvm.builder import LLVMBuilder
+from irgrad.dialects.blas import GeevOp, GeqrfOp, GesddOp, GetrfOp, PotrfOp, SyevdOp, TrsmOp
 from irgrad.lowering.loops.linalg_to_blas import batch_loops
 from irgrad.dialects.nn.factorization import FACTORIZATION_ATTR, factorization_flag
 
 _ARITY = {"potrf": 2, "trsm": 3, "getrf": 4, "syevd": 3, "geev": 3, "gesdd": 4, "geqrf": 3}
-
-
-def _leading(value: SSAValue) -> int:
-    """The first static stride of a memref the blas verifier accepted (at least 1)."""
-    strides = unit_strides_last(cast(MemRefType[Attribute], value.type))
-    assert strides is not None  # the verifier checked
-    return max(strides[0], 1)
-
-
-def _geev_arguments(b: LLVMBuilder, op: GeevOp) -> list[SSAValue]:
-    """irgrad_lapack_{s,d}geev's arguments: (i64 n, ptr a, i64 lda, ptr w, ptr v, i64 ldv), the
-    leading dimensions the memrefs' first strides (v's in elements: a row of n pairs is 2n)."""
-    n = cast(MemRefType[Attribute], op.a.type).get_shape()[0]
-    return [b.const_int(n), b.operand(op.a), b.const_int(_leading(op.a)), b.operand(op.w), b.operand(op.v),
-            b.const_int(_leading(op.v))]
-
-
-# blas.geev's call, in convert-blas-to-llvm's table (irgrad/lowering/llvm/ is another owner's: this
-# line belongs in its LAPACK_CALLS; until it is there, this module, which alone makes blas.geev in
-# the pipeline, adds it).
-blas_to_llvm.LAPACK_CALLS.setdefault(GeevOp, ("geev", _geev_arguments))
 
 
 def _tail_subview(value: SSAValue, ivs: Sequence[SSAValue | int], keep: int) -> tuple[SSAValue, list[Operation]]:

@@ -91,6 +91,19 @@ func.func @decompositions(%a: memref<4x4xf64, strided<[6, 1], offset: ?>>, %w: m
 
 // -----
 
+// geev (n, a, lda, w, v, ldv): w and v hold (re, im) pairs, so v's leading dimension is 2n.
+// CHECK-LABEL: func.func @geev
+// CHECK-DAG:   %[[C4:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-DAG:   %[[C8:.*]] = llvm.mlir.constant(8) : i64
+// CHECK:       llvm.call @irgrad_lapack_dgeev(%[[C4]], %{{.*}}, %[[C4]], %{{.*}}, %{{.*}}, %[[C8]]) : (i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64) -> ()
+// CHECK:       llvm.func @irgrad_lapack_dgeev(i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64)
+func.func @geev(%a: memref<4x4xf64>, %w: memref<4x2xf64>, %v: memref<4x4x2xf64>) {
+  blas.geev %a, %w, %v : memref<4x4xf64>, memref<4x2xf64>, memref<4x4x2xf64>
+  func.return
+}
+
+// -----
+
 // The input contract is blas.gemm ops the verifier accepts; these get its located errors.
 // ERR: convert-blas-to-llvm.mlir:[[# @LINE + 3]]:3: error: 'blas.gemm' op contracts op(A) 4x3 with op(B) 4x5: inner sizes differ (A is 4x3, B is 4x5)
 // EXIT: exit=1
