@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import AffineMapAttr, TensorType
+from xdsl.dialects.builtin import AffineMapAttr, DenseArrayBase, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -31,7 +31,6 @@ from irgrad.lowering.nn_to_linalg.fusion_rules import (
     consumer_inputs,
     indexing_maps,
     is_cheap,
-    is_data_movement,
     is_permutation,
     loop_ranges,
     loops_bounded,
@@ -63,11 +62,11 @@ class _Producer:
                  "data_movement")
 
     def __init__(self, op: linalg.GenericOp):
-        self.inputs = tuple(op.inputs)
-        self.outputs = tuple(op.outputs)
+        self.inputs, self.outputs = _inputs_and_outputs(op)
         results = op.results
         self.maps = indexing_maps(op)
         self.result = results[0] if len(results) == 1 else None
+        block = op.body.block
         self.body = body_ops(op)
         # on_tensors and all_parallel with one result: rule 3's kind of producer.
         self.fusable = (
@@ -84,8 +83,27 @@ class _Producer:
             if is_permutation(out_map):
                 self.inverse = out_map.inverse_permutation()
                 assert self.inverse is not None
-            self.has_index = any(isinstance(o, linalg.IndexOp) for body_op in self.body for o in body_op.walk())
-            self.data_movement = is_data_movement(op)
+            self.has_index = any(
+                isinstance(o, linalg.IndexOp)
+                for body_op in self.body
+                for o in (body_op.walk() if body_op.regions else (body_op,))
+            )
+            # is_data_movement: the body is its terminator, which yields input arguments.
+            terminator = block.last_op
+            if not self.body and terminator is not None:
+                input_args = block.args[: len(self.inputs)]
+                self.data_movement = all(v in input_args for v in terminator.operands)
+
+
+def _inputs_and_outputs(op: linalg.GenericOp) -> tuple[tuple[SSAValue, ...], tuple[SSAValue, ...]]:
+    """`(op.inputs, op.outputs)` from one read of the operand segment sizes (each of the two
+    descriptors decodes them again)."""
+    sizes = op.properties.get("operandSegmentSizes")
+    if not isinstance(sizes, DenseArrayBase):
+        return tuple(op.inputs), tuple(op.outputs)
+    num_inputs, num_outputs = sizes.get_values()
+    operands = tuple(op.operands)
+    return operands[:num_inputs], operands[num_inputs : num_inputs + num_outputs]
 
 
 def _move_arg(arg: BlockArgument, position: int) -> None:
