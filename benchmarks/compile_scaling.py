@@ -14,6 +14,8 @@ Run:  .venv/bin/python benchmarks/compile_scaling.py [--max-ops 10000] [--quick]
       (--quick: up to 1,000 ops, no IR-file figures); `run_all.py --only compile` runs it.
       .venv/bin/python benchmarks/compile_scaling.py --profile 1000
       (cProfile of the passes on the n-op gradient: call counts, then the top functions)
+      .venv/bin/python benchmarks/compile_scaling.py --pass-times 1000
+      (CPU seconds of each pass on the n-op gradient, least of 3 runs)
 """
 
 from __future__ import annotations
@@ -182,6 +184,35 @@ def profile_passes(n: int, top: int = 30) -> None:
     stats.sort_stats("cumtime").print_stats(top)
 
 
+def pass_times(n: int, runs: int = 3) -> None:
+    """CPU seconds of each pass of the irgrad-cpu pipeline on the n-op gradient, pass by pass
+    (as `Lowered` runs them, the cyclic collector paused), the least of `runs` runs after
+    one warm-up run: which pass to look at, without cProfile's inflation of small functions.
+    A pass that runs twice (canonicalize, cse) is listed once, with the least of both."""
+    os.environ["IRGRAD_CACHE_DIR"] = "off"
+    import irgrad as ig
+    from irgrad.context import make_context
+    from irgrad.lowering.llvm.to_llvm import cyclic_gc_paused
+    from irgrad.pipelines import cpu_steps
+    from irgrad.registry import build_pipeline
+
+    program = ig.jit(ig.grad(lambda v: ig.sum(chain(v, n, ig.tanh)))).trace(_data())
+    seconds: dict[str, list[float]] = {}
+    for run in range(runs + 1):
+        module = program.module.clone()
+        with cyclic_gc_paused():
+            for _, spec in cpu_steps(False):
+                for one in build_pipeline(spec).passes:
+                    start = time.process_time()
+                    one.apply(make_context(plugins=False), module)
+                    if run:
+                        seconds.setdefault(one.name, []).append(time.process_time() - start)
+    print(f"CPU seconds per pass on the {n}-op gradient (least of {runs} runs):", flush=True)
+    for name, times in sorted(seconds.items(), key=lambda item: -min(item[1])):
+        print(f"  {name:40s} {min(times):.3f}", flush=True)
+    print(f"  {'(sum)':40s} {sum(min(t) for t in seconds.values()):.3f}", flush=True)
+
+
 def table(rows: list[dict[str, Any]], sizes: list[int]) -> list[str]:
     import numpy as np
 
@@ -209,11 +240,15 @@ def main() -> int:
     parser.add_argument("--max-ops", type=int, default=SIZES[-1])
     parser.add_argument("--quick", action="store_true", help="up to 1,000 ops, no IR-file figures")
     parser.add_argument("--profile", type=int, metavar="N", help="cProfile the passes on the N-op gradient")
+    parser.add_argument("--pass-times", type=int, metavar="N", help="CPU seconds of each pass on the N-op gradient")
     parser.add_argument("--child", choices=["irgrad", "jax"], help=argparse.SUPPRESS)
     parser.add_argument("--sizes", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.profile:
         profile_passes(opts.profile)
+        return 0
+    if opts.pass_times:
+        pass_times(opts.pass_times)
         return 0
     if opts.child:
         sizes = [int(s) for s in opts.sizes.split(",")]
