@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import irgrad as ig
+from _complex_util import assert_complex_close, assert_same_signed_values
 
 jax = pytest.importorskip("jax")
 jax.config.update("jax_enable_x64", True)
@@ -75,9 +76,7 @@ FUNCTIONS["log1p"] = (ig.log1p, lambda np_: np_.log1p)
 
 
 def _close(got, want, dtype) -> None:
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape)
-    np.testing.assert_allclose(got, want, rtol=TOL[dtype], atol=TOL[dtype] * 1e-3)
+    assert_complex_close(got, want, TOL[dtype])
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
@@ -102,11 +101,7 @@ SPECIAL = np.array([
 
 def _same_bits(got, want) -> None:
     """Equal values (NaN where numpy's is), and the sign of every zero part too."""
-    for part in (np.real, np.imag):
-        g, w = part(np.asarray(got)), part(want)
-        np.testing.assert_allclose(g, w, rtol=1e-13, atol=0)
-        zeros = w == 0
-        assert (np.signbit(g[zeros]) == np.signbit(w[zeros])).all(), (g, w)
+    assert_same_signed_values(got, want, rtol=1e-13)
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
